@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * One thread per connection.  A device connection is an open uverbs fd and
+ * carries the system calls the shim forwards; a control connection carries
+ * one request of the softefa command line.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "softefad.h"
+
+static int send_reply(struct sefa_client *c, uint32_t type, int64_t ret,
+		      int err)
+{
+	struct sefa_reply r = { .type = type, .ret = ret, .err = err };
+
+	if (send(c->sock, &r, sizeof(r), MSG_NOSIGNAL) != sizeof(r))
+		return -EPIPE;
+	return 0;
+}
+
+/*
+ * Receive one request.  The kernel vouches for the sender of every message
+ * (SO_PASSCRED), and that process is "current": after a fork the child's
+ * calls touch the child's memory, as with copy_from_user().
+ */
+static int recv_req(struct sefa_client *c, struct sefa_req *req)
+{
+	char cbuf[CMSG_SPACE(sizeof(struct ucred))];
+	struct iovec iov = { .iov_base = req, .iov_len = sizeof(*req) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	do {
+		n = recvmsg(c->sock, &msg, MSG_CMSG_CLOEXEC);
+	} while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return -EPIPE;
+	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+		struct ucred cred;
+
+		if (cm->cmsg_level != SOL_SOCKET ||
+		    cm->cmsg_type != SCM_CREDENTIALS)
+			continue;
+		memcpy(&cred, CMSG_DATA(cm), sizeof(cred));
+		/* Only the opener's user (or root) may use the file. */
+		if (cred.uid != c->uid && cred.uid != 0)
+			return -EACCES;
+		c->pid = cred.pid;
+	}
+	if (n != sizeof(*req) || req->version != SEFA_PROTO_VERSION)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * fd_install() into another process: the fd travels with SCM_RIGHTS, and
+ * the shim tells which number the process got.  Only then can a response
+ * that carries the number be written.
+ */
+int sefa_client_install_fd(struct sefa_client *c, int fd, int *client_fd)
+{
+	struct sefa_reply r = { .type = SEFA_REPLY_FD };
+	char cbuf[CMSG_SPACE(sizeof(int))] = {};
+	struct iovec iov = { .iov_base = &r, .iov_len = sizeof(r) };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+	struct sefa_req req;
+	int ret;
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	if (sendmsg(c->sock, &msg, MSG_NOSIGNAL) != sizeof(r))
+		return -EPIPE;
+
+	ret = recv_req(c, &req);
+	if (ret)
+		return ret;
+	if (req.op != SEFA_OP_FD_NUM || req.arg > INT32_MAX)
+		return -EINVAL;
+	*client_fd = (int)req.arg;
+	return 0;
+}
+
+static int64_t dispatch(struct sefa_client *c, const struct sefa_req *req)
+{
+	switch (req->op) {
+	case SEFA_OP_WRITE:
+		return sefa_uverbs_write(c, req->addr, req->len);
+	case SEFA_OP_IOCTL:
+		return sefa_uverbs_ioctl(c, req->arg, req->addr);
+	default:
+		return -EINVAL;
+	}
+}
+
+static void serve_device(struct sefa_client *c)
+{
+	struct sefa_req req;
+	int64_t ret;
+
+	for (;;) {
+		ret = recv_req(c, &req);
+		if (ret == -EPIPE)
+			return;
+		if (!ret)
+			ret = dispatch(c, &req);
+		if (send_reply(c, SEFA_REPLY_DONE, ret < 0 ? -1 : ret,
+			       ret < 0 ? (int)-ret : 0))
+			return;
+	}
+}
+
+static void status_text(struct sefa_daemon *d, char *buf, size_t len)
+{
+	struct sefa_client *c;
+	unsigned int i, contexts = 0, objects = 0, files = 0;
+	size_t off = 0;
+
+	pthread_mutex_lock(&d->lock);
+	for (c = d->clients; c; c = c->next) {
+		if (!c->dev)
+			continue;
+		files++;
+		contexts += c->has_ucontext;
+		objects += c->nobjects;
+	}
+	off += snprintf(buf + off, len - off,
+			"run-dir: %s\nprofile: %s\nabi: %s\nnetdev: %s %s\n"
+			"devices: %u\nclients: %u\ncontexts: %u\nobjects: %u\n",
+			d->run_dir, d->profile->name,
+			d->abi == SEFA_ABI_IOCTL ? "ioctl" : "write",
+			d->netdev.name, d->netdev.addr, d->ndev, files,
+			contexts, objects);
+	for (i = 0; i < d->ndev && off < len; i++) {
+		const struct sefa_device *dev = &d->dev[i];
+		char gid[64];
+
+		sefa_gid_str(dev->gid, gid, sizeof(gid));
+		off += snprintf(buf + off, len - off,
+				"device %s uverbs%u guid %016llx gid %s lid %u\n",
+				dev->name, dev->index,
+				(unsigned long long)dev->node_guid, gid,
+				dev->lid);
+	}
+	for (c = d->clients; c && off < len; c = c->next) {
+		if (!c->dev)
+			continue;
+		off += snprintf(buf + off, len - off,
+				"client pid %d device %s context %s objects %u\n",
+				(int)c->pid, c->dev->name,
+				c->has_ucontext ? "yes" : "no", c->nobjects);
+	}
+	pthread_mutex_unlock(&d->lock);
+}
+
+static void serve_control(struct sefa_client *c, const struct sefa_req *req)
+{
+	struct sefa_daemon *d = c->d;
+	char *msg = calloc(1, SEFA_MAX_MSG);
+	struct sefa_reply *r = (struct sefa_reply *)msg;
+	char *text = msg + sizeof(*r);
+	size_t room = SEFA_MAX_MSG - sizeof(*r);
+
+	if (!msg)
+		return;
+	r->type = SEFA_REPLY_TEXT;
+	switch (req->arg) {
+	case SEFA_CTL_STATUS:
+		status_text(d, text, room);
+		break;
+	case SEFA_CTL_STOP:
+		/* Answer first: the daemon may be gone right after. */
+		snprintf(text, room, "stopping\n");
+		send(c->sock, msg, sizeof(*r) + strlen(text), MSG_NOSIGNAL);
+		free(msg);
+		if (write(d->stop_pipe[1], "x", 1) < 0)
+			perror("softefad: stop");
+		return;
+	default:
+		r->err = EINVAL;
+		r->ret = -1;
+		snprintf(text, room, "unknown control request %llu\n",
+			 (unsigned long long)req->arg);
+	}
+	send(c->sock, msg, sizeof(*r) + strlen(text), MSG_NOSIGNAL);
+	free(msg);
+}
+
+static void client_unlink(struct sefa_client *c)
+{
+	struct sefa_daemon *d = c->d;
+	struct sefa_client **pp;
+
+	pthread_mutex_lock(&d->lock);
+	for (pp = &d->clients; *pp; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	}
+	d->nclients--;
+	pthread_mutex_unlock(&d->lock);
+}
+
+static void *client_thread(void *arg)
+{
+	struct sefa_client *c = arg;
+	struct sefa_req req;
+	int ret;
+
+	ret = recv_req(c, &req);
+	if (!ret && req.op == SEFA_OP_OPEN) {
+		if (req.arg < c->d->ndev) {
+			pthread_mutex_lock(&c->d->lock);
+			c->dev = &c->d->dev[req.arg];
+			pthread_mutex_unlock(&c->d->lock);
+			ret = send_reply(c, SEFA_REPLY_DONE, 0, 0);
+			if (!ret)
+				serve_device(c);
+		} else {
+			send_reply(c, SEFA_REPLY_DONE, -1, ENXIO);
+		}
+	} else if (!ret && req.op == SEFA_OP_CTL) {
+		serve_control(c, &req);
+	} else if (ret != -EPIPE) {
+		send_reply(c, SEFA_REPLY_DONE, -1, EINVAL);
+	}
+
+	client_unlink(c);
+	pthread_mutex_lock(&c->d->lock);
+	sefa_client_release(c);
+	pthread_mutex_unlock(&c->d->lock);
+	close(c->sock);
+	free(c);
+	return NULL;
+}
+
+int sefa_client_start(struct sefa_daemon *d, int sock)
+{
+	struct sefa_client *c;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	pthread_attr_t attr;
+	int ret;
+
+	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+		return -errno;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->d = d;
+	c->sock = sock;
+	c->pid = cred.pid;
+	c->uid = cred.uid;
+	c->async_fd = -1;
+	c->async_peer_fd = -1;
+	setsockopt(sock, SOL_SOCKET, SO_PASSCRED, &(int){ 1 }, sizeof(int));
+
+	pthread_mutex_lock(&d->lock);
+	c->next = d->clients;
+	d->clients = c;
+	d->nclients++;
+	pthread_mutex_unlock(&d->lock);
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	ret = pthread_create(&c->thread, &attr, client_thread, c);
+	pthread_attr_destroy(&attr);
+	if (ret) {
+		client_unlink(c);
+		free(c);
+		return -ret;
+	}
+	return 0;
+}
+
+/* Wake every connection thread so the daemon can stop. */
+void sefa_clients_shutdown(struct sefa_daemon *d)
+{
+	struct sefa_client *c;
+
+	pthread_mutex_lock(&d->lock);
+	for (c = d->clients; c; c = c->next)
+		shutdown(c->sock, SHUT_RDWR);
+	pthread_mutex_unlock(&d->lock);
+}

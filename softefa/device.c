@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Identity of the simulated devices: names, GUIDs, GIDs and LIDs. */
+#include <stdio.h>
+#include <string.h>
+
+#include "softefad.h"
+
+/*
+ * The node GUID is the EUI-64 of the host interface's MAC, as IB and RoCE
+ * devices derive theirs.  Several simulated hosts may share one netdev, so
+ * the host id and the device index go into the bytes EUI-64 fixes to ff:fe,
+ * keeping every GUID of every host distinct.
+ */
+static uint64_t make_guid(const uint8_t mac[6], unsigned int host,
+			  unsigned int index)
+{
+	uint8_t g[8] = {
+		mac[0] ^ 0x02, mac[1], mac[2],
+		0xff ^ (uint8_t)host, 0xfe ^ (uint8_t)index,
+		mac[3], mac[4], mac[5],
+	};
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		v = v << 8 | g[i];
+	return v;
+}
+
+void sefa_devices_init(struct sefa_daemon *d, unsigned int ndev)
+{
+	unsigned int i;
+	int b;
+
+	d->ndev = ndev;
+	for (i = 0; i < ndev; i++) {
+		struct sefa_device *dev = &d->dev[i];
+
+		dev->index = i;
+		dev->profile = d->profile;
+		snprintf(dev->name, sizeof(dev->name), "efa_%u", i);
+		dev->node_guid = make_guid(d->netdev.mac, d->host_id, i);
+		/* A link-local GID: fe80::/64 and the GUID as interface id. */
+		memset(dev->gid, 0, sizeof(dev->gid));
+		dev->gid[0] = 0xfe;
+		dev->gid[1] = 0x80;
+		for (b = 0; b < 8; b++)
+			dev->gid[8 + b] = dev->node_guid >> (56 - 8 * b);
+		if (d->profile->has_lid) {
+			/* The daemon is the subnet manager, at LID 1. */
+			dev->lid = 1 + d->host_id * SEFA_MAX_DEVICES + i + 1;
+			dev->sm_lid = 1;
+		}
+	}
+}
+
+void sefa_gid_str(const uint8_t gid[16], char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x",
+		 gid[0], gid[1], gid[2], gid[3], gid[4], gid[5], gid[6], gid[7],
+		 gid[8], gid[9], gid[10], gid[11], gid[12], gid[13], gid[14],
+		 gid[15]);
+}

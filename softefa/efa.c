@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The efa kernel driver's side of the commands: its udata, and the device
+ * and port attributes it reports.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/efa-abi.h>
+#include <rdma/ib_user_verbs.h>
+
+#include "softefad.h"
+
+int efa_alloc_ucontext(struct sefa_cmd *cmd)
+{
+	const struct sefa_profile *p = cmd->c->dev->profile;
+	struct efa_ibv_alloc_ucontext_resp resp = {};
+	struct efa_ibv_alloc_ucontext_cmd ucmd;
+	int ret;
+
+	ret = sefa_udata_in(cmd, &ucmd, sizeof(ucmd));
+	if (ret)
+		return ret;
+
+	/*
+	 * A device that batches TX descriptors or wants a minimal SQ depth
+	 * only talks to userspace that says it honours those limits.
+	 */
+	if (p->max_tx_batch &&
+	    !(ucmd.comp_mask & EFA_ALLOC_UCONTEXT_CMD_COMP_TX_BATCH))
+		return -EOPNOTSUPP;
+	if (p->min_sq_wr &&
+	    !(ucmd.comp_mask & EFA_ALLOC_UCONTEXT_CMD_COMP_MIN_SQ_WR))
+		return -EOPNOTSUPP;
+
+	resp.cmds_supp_udata_mask = EFA_USER_CMDS_SUPP_UDATA_QUERY_DEVICE |
+				    EFA_USER_CMDS_SUPP_UDATA_CREATE_AH;
+	resp.sub_cqs_per_cq = p->sub_cqs_per_cq;
+	resp.inline_buf_size = p->inline_buf_size;
+	resp.max_llq_size = p->max_llq_size;
+	resp.max_tx_batch = p->max_tx_batch;
+	resp.min_sq_wr = p->min_sq_wr;
+	ret = sefa_udata_out(cmd, &resp, sizeof(resp));
+	if (ret)
+		return ret;
+	cmd->c->efa_comp_mask = ucmd.comp_mask;
+	return 0;
+}
+
+int efa_query_device_udata(struct sefa_cmd *cmd)
+{
+	const struct sefa_profile *p = cmd->c->dev->profile;
+	struct efa_ibv_ex_query_device_resp resp = {};
+	int ret;
+
+	ret = sefa_ubuf_is_zero_from(cmd->c, &cmd->udata_in, 0);
+	if (ret < 0)
+		return ret;
+	if (!ret)
+		return -EINVAL;
+	if (!cmd->udata_out.len)
+		return 0;
+
+	resp.max_sq_wr = p->max_sq_wr;
+	resp.max_rq_wr = p->max_rq_wr;
+	resp.max_sq_sge = p->max_sq_sge;
+	resp.max_rq_sge = p->max_rq_sge;
+	resp.max_rdma_size = p->max_rdma_size;
+	resp.device_caps = p->device_caps;
+	return sefa_udata_out(cmd, &resp, sizeof(resp));
+}
+
+void efa_fill_device_attr(const struct sefa_device *dev,
+			  struct ib_uverbs_query_device_resp *resp)
+{
+	const struct sefa_profile *p = dev->profile;
+
+	memset(resp, 0, sizeof(*resp));
+	resp->fw_ver = 0;
+	resp->node_guid = htobe64(dev->node_guid);
+	resp->sys_image_guid = htobe64(dev->node_guid);
+	resp->max_mr_size = p->max_mr_size;
+	resp->page_size_cap = p->page_size_cap;
+	resp->vendor_id = SEFA_VENDOR_ID;
+	resp->vendor_part_id = p->vendor_part_id;
+	resp->hw_ver = p->vendor_part_id;
+	resp->max_qp = p->max_qp;
+	resp->max_qp_wr = p->max_qp_wr;
+	resp->max_sge = p->max_sge;
+	resp->max_sge_rd = p->max_sge_rd;
+	resp->max_cq = p->max_cq;
+	resp->max_cqe = p->max_cqe;
+	resp->max_mr = p->max_mr;
+	resp->max_pd = p->max_pd;
+	resp->max_ah = p->max_ah;
+	resp->max_pkeys = SEFA_PKEY_TBL_LEN;
+	resp->phys_port_cnt = 1;
+}
+
+int efa_fill_port_attr(const struct sefa_device *dev, unsigned int port,
+		       struct ib_uverbs_query_port_resp *resp)
+{
+	const struct sefa_profile *p = dev->profile;
+
+	if (port != 1)
+		return -EINVAL;
+
+	memset(resp, 0, sizeof(*resp));
+	resp->state = IBV_PORT_ACTIVE;
+	resp->max_mtu = p->active_mtu;
+	resp->active_mtu = p->active_mtu;
+	resp->gid_tbl_len = SEFA_GID_TBL_LEN;
+	resp->max_msg_sz = p->mtu;
+	resp->pkey_tbl_len = SEFA_PKEY_TBL_LEN;
+	resp->lid = dev->lid;
+	resp->sm_lid = dev->sm_lid;
+	/* EFA reports an LMC of 1; an InfiniBand port without LMC 0. */
+	resp->lmc = p->has_lid ? 0 : 1;
+	resp->max_vl_num = 1;
+	resp->active_width = 2;		/* 4X */
+	resp->active_speed = 32;	/* EDR */
+	resp->phys_state = 5;		/* LinkUp */
+	resp->link_layer = p->link_layer;
+	return 0;
+}

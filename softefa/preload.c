@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * libsoftefa-preload.so: makes /dev/infiniband/uverbsN of a SoftEFA host
+ * look like a character device to an unmodified process.
+ *
+ * RDMA netlink is refused so libibverbs reads the daemon's sysfs tree; the
+ * device node is reported as the uverbs cdev; open() connects to softefad,
+ * and write()/ioctl() on that fd are forwarded as (call, pointer, length).
+ * The shim understands no verbs: the daemon reads and writes this process's
+ * memory itself.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/netlink.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "rundir.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+#define DEV_PREFIX	"/dev/infiniband/uverbs"
+#define FD_PAGE_BITS	10
+#define FD_PAGE_SIZE	(1 << FD_PAGE_BITS)
+#define FD_PAGES	64
+
+struct shim_file {
+	unsigned int index;	/* uverbsN */
+	pthread_mutex_t lock;	/* one system call on the wire at a time */
+};
+
+static char run_dir[PATH_MAX];
+static _Atomic(struct shim_file *) *fd_pages[FD_PAGES];
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static int (*real_open)(const char *, int, ...);
+static int (*real_openat)(int, const char *, int, ...);
+static ssize_t (*real_write)(int, const void *, size_t);
+static ssize_t (*real_read)(int, void *, size_t);
+static int (*real_ioctl)(int, unsigned long, ...);
+static int (*real_close)(int);
+static int (*real_socket)(int, int, int);
+static int (*real_fstatat)(int, const char *, struct stat *, int);
+static int (*real_fstat)(int, struct stat *);
+
+static void *next_sym(const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+
+	if (!p) {
+		fprintf(stderr, "libsoftefa-preload: no %s in libc\n", name);
+		abort();
+	}
+	return p;
+}
+
+static void shim_init(void)
+{
+	real_open = next_sym("open");
+	real_openat = next_sym("openat");
+	real_write = next_sym("write");
+	real_read = next_sym("read");
+	real_ioctl = next_sym("ioctl");
+	real_close = next_sym("close");
+	real_socket = next_sym("socket");
+	real_fstatat = next_sym("fstatat");
+	real_fstat = next_sym("fstat");
+
+	if (sefa_run_dir(run_dir, sizeof(run_dir)))
+		run_dir[0] = 0;
+}
+
+static inline void ensure_init(void)
+{
+	pthread_once(&init_once, shim_init);
+}
+
+__attribute__((constructor)) static void shim_ctor(void)
+{
+	char sys[PATH_MAX];
+
+	ensure_init();
+	/* libibverbs reads SYSFS_PATH lazily, at its first device listing. */
+	if (run_dir[0] && !getenv("SYSFS_PATH") &&
+	    snprintf(sys, sizeof(sys), "%s/%s", run_dir, SEFA_SYSFS_DIR) <
+		    (int)sizeof(sys))
+		setenv("SYSFS_PATH", sys, 0);
+}
+
+static struct shim_file *file_get(int fd)
+{
+	_Atomic(struct shim_file *) *page;
+
+	if (fd < 0 || fd >= FD_PAGES * FD_PAGE_SIZE)
+		return NULL;
+	page = atomic_load_explicit((_Atomic(void *) *)&fd_pages[fd >> FD_PAGE_BITS],
+				    memory_order_acquire);
+	if (!page)
+		return NULL;
+	return atomic_load_explicit(&page[fd & (FD_PAGE_SIZE - 1)],
+				    memory_order_acquire);
+}
+
+static int file_set(int fd, struct shim_file *f)
+{
+	_Atomic(struct shim_file *) *page, *fresh;
+	_Atomic(void *) *slot;
+	void *expected = NULL;
+
+	if (fd < 0 || fd >= FD_PAGES * FD_PAGE_SIZE)
+		return -EMFILE;
+	slot = (_Atomic(void *) *)&fd_pages[fd >> FD_PAGE_BITS];
+	page = atomic_load_explicit(slot, memory_order_acquire);
+	if (!page) {
+		fresh = calloc(FD_PAGE_SIZE, sizeof(*fresh));
+		if (!fresh)
+			return -ENOMEM;
+		if (atomic_compare_exchange_strong(slot, &expected, fresh)) {
+			page = fresh;
+		} else {
+			free(fresh);
+			page = expected;
+		}
+	}
+	atomic_store_explicit(&page[fd & (FD_PAGE_SIZE - 1)], f,
+			      memory_order_release);
+	return 0;
+}
+
+/* "/dev/infiniband/uverbsN" -> N, else -1. */
+static int uverbs_index(const char *path)
+{
+	const char *p;
+	char *end;
+	long n;
+
+	if (!path || strncmp(path, DEV_PREFIX, sizeof(DEV_PREFIX) - 1))
+		return -1;
+	p = path + sizeof(DEV_PREFIX) - 1;
+	if (*p < '0' || *p > '9')
+		return -1;
+	n = strtol(p, &end, 10);
+	if (*end || n >= SEFA_MAX_DEVICES)
+		return -1;
+	return (int)n;
+}
+
+/* The daemon's stand-in for the node, present while the device is. */
+static int fake_cdev_stat(unsigned int index, struct stat *st)
+{
+	char path[PATH_MAX];
+
+	ensure_init();
+	if (!run_dir[0] ||
+	    snprintf(path, sizeof(path), "%s/" SEFA_DEV_DIR "/uverbs%u",
+		     run_dir, index) >= (int)sizeof(path)) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (real_fstatat(AT_FDCWD, path, st, 0))
+		return -1;
+	st->st_mode = S_IFCHR | 0666;
+	st->st_rdev = makedev(SEFA_UVERBS_MAJOR,
+			      SEFA_UVERBS_BASE_MINOR + index);
+	st->st_size = 0;
+	return 0;
+}
+
+static int shim_send(int sock, uint32_t op, uint64_t arg, uint64_t addr,
+		     uint64_t len)
+{
+	struct sefa_req req = {
+		.op = op, .version = SEFA_PROTO_VERSION,
+		.arg = arg, .addr = addr, .len = len,
+	};
+	ssize_t n;
+
+	do {
+		n = send(sock, &req, sizeof(req), MSG_NOSIGNAL);
+	} while (n < 0 && errno == EINTR);
+	return n == sizeof(req) ? 0 : -1;
+}
+
+/*
+ * Wait for the daemon's answer to one call.  On the way it may hand over a
+ * file descriptor (the async event file, say); install it and say which
+ * number it got.  A vanished daemon is EIO, like a device that went away.
+ */
+static int64_t shim_wait(int sock, int *err)
+{
+	for (;;) {
+		char cbuf[CMSG_SPACE(sizeof(int))];
+		struct sefa_reply r;
+		struct iovec iov = { .iov_base = &r, .iov_len = sizeof(r) };
+		struct msghdr msg = {
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+		};
+		struct cmsghdr *cm;
+		ssize_t n;
+		int fd = -1;
+
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		for (cm = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL; cm;
+		     cm = CMSG_NXTHDR(&msg, cm))
+			if (cm->cmsg_level == SOL_SOCKET &&
+			    cm->cmsg_type == SCM_RIGHTS)
+				memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+		if (n != sizeof(r)) {
+			if (fd >= 0)
+				real_close(fd);
+			*err = EIO;
+			return -1;
+		}
+		if (r.type == SEFA_REPLY_DONE) {
+			if (fd >= 0)
+				real_close(fd);
+			*err = r.err;
+			return r.ret;
+		}
+		if (r.type != SEFA_REPLY_FD || fd < 0 ||
+		    shim_send(sock, SEFA_OP_FD_NUM, fd, 0, 0)) {
+			if (fd >= 0)
+				real_close(fd);
+			*err = EIO;
+			return -1;
+		}
+	}
+}
+
+static int64_t shim_call(int fd, struct shim_file *f, uint32_t op,
+			 uint64_t arg, uint64_t addr, uint64_t len)
+{
+	int64_t ret;
+	int err = EIO;
+
+	pthread_mutex_lock(&f->lock);
+	ret = shim_send(fd, op, arg, addr, len) ? -1 : shim_wait(fd, &err);
+	pthread_mutex_unlock(&f->lock);
+	if (ret < 0)
+		errno = err;
+	return ret;
+}
+
+static int daemon_connect(int cloexec)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int fd;
+
+	if (!run_dir[0] ||
+	    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s", run_dir,
+		     SEFA_SOCKET_NAME) >= (int)sizeof(sa.sun_path)) {
+		errno = ENXIO;
+		return -1;
+	}
+	fd = real_socket(AF_UNIX, SOCK_SEQPACKET | (cloexec ? SOCK_CLOEXEC : 0),
+			 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		real_close(fd);
+		/* A node without its driver behind it. */
+		errno = ENXIO;
+		return -1;
+	}
+	/* Let the daemon, our "kernel", reach our memory under Yama too. */
+	if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+		prctl(PR_SET_PTRACER, cred.pid, 0, 0, 0);
+	return fd;
+}
+
+static int open_uverbs(unsigned int index, int flags)
+{
+	struct shim_file *f;
+	int64_t ret;
+	int fd, err;
+
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		errno = ENOMEM;
+		return -1;
+	}
+	f->index = index;
+	pthread_mutex_init(&f->lock, NULL);
+
+	fd = daemon_connect(flags & O_CLOEXEC);
+	if (fd < 0)
+		goto err_free;
+	ret = shim_call(fd, f, SEFA_OP_OPEN, index, 0, 0);
+	if (ret < 0)
+		goto err_close;
+	err = file_set(fd, f);
+	if (err) {
+		errno = -err;
+		goto err_close;
+	}
+	return fd;
+
+err_close:
+	err = errno;
+	real_close(fd);
+	errno = err;
+err_free:
+	pthread_mutex_destroy(&f->lock);
+	free(f);
+	return -1;
+}
+
+static int do_open(int dirfd, const char *path, int flags, mode_t mode)
+{
+	int index = uverbs_index(path);
+
+	ensure_init();
+	if (index >= 0)
+		return open_uverbs(index, flags);
+	if (flags & (O_CREAT | O_TMPFILE))
+		return real_openat(dirfd, path, flags, mode);
+	return real_openat(dirfd, path, flags);
+}
+
+static mode_t open_mode(int flags, va_list ap)
+{
+	return (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
+}
+
+EXPORT int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	return do_open(AT_FDCWD, path, flags, mode);
+}
+
+EXPORT int open64(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	return do_open(AT_FDCWD, path, flags | O_LARGEFILE, mode);
+}
+
+EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	return do_open(dirfd, path, flags, mode);
+}
+
+EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = open_mode(flags, ap);
+	va_end(ap);
+	return do_open(dirfd, path, flags | O_LARGEFILE, mode);
+}
+
+/* The _FORTIFY_SOURCE entry points, which no header declares. */
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+
+EXPORT int __open_2(const char *path, int flags)
+{
+	return do_open(AT_FDCWD, path, flags, 0);
+}
+
+EXPORT int __open64_2(const char *path, int flags)
+{
+	return do_open(AT_FDCWD, path, flags | O_LARGEFILE, 0);
+}
+
+EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	return do_open(dirfd, path, flags, 0);
+}
+
+static int do_fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	int index = uverbs_index(path);
+
+	ensure_init();
+	if (index >= 0)
+		return fake_cdev_stat(index, st);
+	return real_fstatat(dirfd, path, st, flags);
+}
+
+EXPORT int stat(const char *path, struct stat *st)
+{
+	return do_fstatat(AT_FDCWD, path, st, 0);
+}
+
+EXPORT int stat64(const char *path, struct stat64 *st)
+{
+	return do_fstatat(AT_FDCWD, path, (struct stat *)st, 0);
+}
+
+EXPORT int lstat(const char *path, struct stat *st)
+{
+	return do_fstatat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
+}
+
+EXPORT int lstat64(const char *path, struct stat64 *st)
+{
+	return do_fstatat(AT_FDCWD, path, (struct stat *)st,
+			  AT_SYMLINK_NOFOLLOW);
+}
+
+EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	return do_fstatat(dirfd, path, st, flags);
+}
+
+EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st,
+		     int flags)
+{
+	return do_fstatat(dirfd, path, (struct stat *)st, flags);
+}
+
+EXPORT int fstat(int fd, struct stat *st)
+{
+	struct shim_file *f = file_get(fd);
+
+	ensure_init();
+	if (f)
+		return fake_cdev_stat(f->index, st);
+	return real_fstat(fd, st);
+}
+
+EXPORT int fstat64(int fd, struct stat64 *st)
+{
+	return fstat(fd, (struct stat *)st);
+}
+
+EXPORT ssize_t write(int fd, const void *buf, size_t count)
+{
+	struct shim_file *f = file_get(fd);
+
+	if (!f) {
+		ensure_init();
+		return real_write(fd, buf, count);
+	}
+	return shim_call(fd, f, SEFA_OP_WRITE, 0, (uintptr_t)buf, count);
+}
+
+/* A uverbs fd has no read(): never block on the socket behind it. */
+EXPORT ssize_t read(int fd, void *buf, size_t count)
+{
+	if (file_get(fd)) {
+		errno = EINVAL;
+		return -1;
+	}
+	ensure_init();
+	return real_read(fd, buf, count);
+}
+
+EXPORT int ioctl(int fd, unsigned long request, ...)
+{
+	struct shim_file *f = file_get(fd);
+	va_list ap;
+	void *arg;
+
+	va_start(ap, request);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (!f) {
+		ensure_init();
+		return real_ioctl(fd, request, arg);
+	}
+	return shim_call(fd, f, SEFA_OP_IOCTL, request, (uintptr_t)arg, 0);
+}
+
+EXPORT int close(int fd)
+{
+	struct shim_file *f = file_get(fd);
+
+	ensure_init();
+	if (f) {
+		file_set(fd, NULL);
+		/* Let a call in flight on another thread finish first. */
+		pthread_mutex_lock(&f->lock);
+		pthread_mutex_unlock(&f->lock);
+		pthread_mutex_destroy(&f->lock);
+		free(f);
+	}
+	return real_close(fd);
+}
+
+/*
+ * Without RDMA netlink libibverbs falls back to sysfs, ours.  Refuse it
+ * even where the host kernel has RDMA, or real devices would hide ours.
+ */
+EXPORT int socket(int domain, int type, int protocol)
+{
+	ensure_init();
+	if (domain == AF_NETLINK && protocol == NETLINK_RDMA) {
+		errno = EPROTONOSUPPORT;
+		return -1;
+	}
+	return real_socket(domain, type, protocol);
+}

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Device profiles.  "efa" reports what a real 0xefa1 device reports (see
+ * shared/research/efa.md, "Typical values"), so the stock provider and
+ * libfabric see real hardware.  "extended" is an InfiniBand-style device
+ * with LIDs, for what this project offers beyond EFA.
+ */
+#include <string.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/efa-abi.h>
+
+#include "softefad.h"
+
+#define EFA_COMMON_LIMITS						\
+	.max_qp = 256,							\
+	.max_qp_wr = 4096,						\
+	.max_sge = 2,							\
+	.max_sge_rd = 1,						\
+	.max_cq = 512,							\
+	.max_cqe = 32768,						\
+	.max_mr = 262144,						\
+	.max_pd = 256,							\
+	.max_ah = 1024,							\
+	.max_mr_size = 96ULL << 30,					\
+	.page_size_cap = 0xfffff000,					\
+	.mtu = 8928,							\
+	.active_mtu = IBV_MTU_4096,					\
+	.max_sq_wr = 4096,						\
+	.max_rq_wr = 32768,						\
+	.max_sq_sge = 2,						\
+	.max_rq_sge = 3,						\
+	.max_rdma_size = 1U << 30,					\
+	.device_caps = EFA_QUERY_DEVICE_CAPS_RDMA_READ |		\
+		       EFA_QUERY_DEVICE_CAPS_RNR_RETRY |		\
+		       EFA_QUERY_DEVICE_CAPS_CQ_NOTIFICATIONS |		\
+		       EFA_QUERY_DEVICE_CAPS_CQ_WITH_SGID,		\
+	.sub_cqs_per_cq = 2,						\
+	.inline_buf_size = 32,						\
+	.max_llq_size = 4096 * 64,					\
+	.max_tx_batch = 16,						\
+	.min_sq_wr = 1
+
+static const struct sefa_profile profiles[] = {
+	{
+		.name = "efa",
+		.node_type = 7,		/* RDMA_NODE_UNSPECIFIED */
+		.node_type_str = "7: unspecified",
+		.link_layer = IBV_LINK_LAYER_UNSPECIFIED,
+		.has_lid = false,
+		.vendor_part_id = 0xefa1,
+		EFA_COMMON_LIMITS,
+	},
+	{
+		.name = "extended",
+		.node_type = IBV_NODE_CA,
+		.node_type_str = "1: CA",
+		.link_layer = IBV_LINK_LAYER_INFINIBAND,
+		.has_lid = true,
+		.vendor_part_id = 0xefa2,
+		EFA_COMMON_LIMITS,
+	},
+};
+
+const struct sefa_profile *sefa_profile_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++)
+		if (!strcmp(profiles[i].name, name))
+			return &profiles[i];
+	return NULL;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The wire between libsoftefa-preload.so and softefad.
+ *
+ * Every open() of /dev/infiniband/uverbsN becomes one SOCK_SEQPACKET
+ * connection to the daemon, the way every open of the real character device
+ * becomes one ib_uverbs_file.  The shim never interprets a verbs command: it
+ * forwards the system call (number, user pointer, length) and the daemon
+ * reads and writes the caller's memory itself, as copy_from_user() and
+ * copy_to_user() do.
+ */
+#ifndef SOFTEFA_PROTO_H
+#define SOFTEFA_PROTO_H
+
+#include <stdint.h>
+
+#define SEFA_PROTO_VERSION	1
+#define SEFA_SOCKET_NAME	"softefad.sock"
+#define SEFA_PID_NAME		"softefad.pid"
+#define SEFA_SYSFS_DIR		"sys"
+#define SEFA_DEV_DIR		"dev/infiniband"
+#define SEFA_RUN_DIR_ENV	"SOFTEFA_RUN_DIR"
+
+/* uverbs character devices: major 231, minors from 192 like the kernel. */
+#define SEFA_UVERBS_MAJOR	231
+#define SEFA_UVERBS_BASE_MINOR	192
+#define SEFA_MAX_DEVICES	16
+
+enum sefa_op {
+	SEFA_OP_OPEN = 1,	/* arg: device index; first message only */
+	SEFA_OP_WRITE,		/* addr, len: write(2) on the device fd */
+	SEFA_OP_IOCTL,		/* arg: request, addr: argument */
+	SEFA_OP_FD_NUM,		/* arg: fd number the shim installed */
+	SEFA_OP_CTL,		/* arg: enum sefa_ctl; first message only */
+};
+
+enum sefa_ctl {
+	SEFA_CTL_STATUS = 1,
+	SEFA_CTL_STOP,
+};
+
+struct sefa_req {
+	uint32_t op;
+	uint32_t version;
+	uint64_t arg;
+	uint64_t addr;
+	uint64_t len;
+};
+
+enum sefa_reply_type {
+	/* Final answer: ret is the syscall's return value, err its errno. */
+	SEFA_REPLY_DONE = 1,
+	/*
+	 * A file descriptor rides along (SCM_RIGHTS).  The shim installs it
+	 * and answers with SEFA_OP_FD_NUM so the daemon can write the number
+	 * the process really got into the response, like fd_install().
+	 */
+	SEFA_REPLY_FD,
+	/* Control answer: text follows the header in the same message. */
+	SEFA_REPLY_TEXT,
+};
+
+struct sefa_reply {
+	uint32_t type;
+	int32_t err;
+	int64_t ret;
+};
+
+/* Largest control answer, header included. */
+#define SEFA_MAX_MSG		65536
+
+#endif

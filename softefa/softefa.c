@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softefa: start, stop and inspect a SoftEFA host, and run programs on it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rundir.h"
+
+#ifndef SOFTEFA_INSTALL_LIBDIR
+#define SOFTEFA_INSTALL_LIBDIR "/usr/lib"
+#endif
+
+static char run_dir[SEFA_RUN_DIR_MAX + 1];
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: softefa [--run-dir DIR] COMMAND [ARGS]\n"
+		"  start [--profile efa|extended] [--devices N] [--netdev IF]\n"
+		"        [--abi ioctl|write] [--host-id N]\n"
+		"  stop\n"
+		"  status\n"
+		"  exec [--provider ours|stock] -- CMD [ARGS...]\n");
+}
+
+/* Directory of this executable, to find softefad and the libraries. */
+static int self_dir(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+	char *slash;
+
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	slash = strrchr(buf, '/');
+	if (!slash)
+		return -1;
+	*slash = 0;
+	return 0;
+}
+
+/* <run dir>/<name>; sefa_run_dir*() bounded the directory's length. */
+static void run_path(const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.*s/%s", SEFA_RUN_DIR_MAX, run_dir, name);
+}
+
+static void no_daemon(void)
+{
+	fprintf(stderr,
+		"softefa: no softefad is running in %s (start one with 'softefa start')\n",
+		run_dir);
+}
+
+/*
+ * One control request.  Returns the reply text (malloc'd) or NULL with
+ * errno set; never waits more than a few seconds for a sick daemon.
+ */
+static char *control(uint32_t what)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sefa_req req = { .op = SEFA_OP_CTL,
+				.version = SEFA_PROTO_VERSION, .arg = what };
+	struct timeval tv = { .tv_sec = 5 };
+	struct sefa_reply *r;
+	char *buf;
+	ssize_t n;
+	int fd, err;
+
+	run_path(SEFA_SOCKET_NAME, sa.sun_path, sizeof(sa.sun_path));
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return NULL;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    send(fd, &req, sizeof(req), MSG_NOSIGNAL) != sizeof(req))
+		goto err_close;
+
+	buf = calloc(1, SEFA_MAX_MSG + 1);
+	if (!buf)
+		goto err_close;
+	n = recv(fd, buf, SEFA_MAX_MSG, 0);
+	if (n < (ssize_t)sizeof(*r)) {
+		free(buf);
+		errno = n < 0 ? errno : EIO;
+		goto err_close;
+	}
+	close(fd);
+	r = (struct sefa_reply *)buf;
+	if (r->type != SEFA_REPLY_TEXT || r->err) {
+		err = r->err ? r->err : EIO;
+		free(buf);
+		errno = err;
+		return NULL;
+	}
+	memmove(buf, buf + sizeof(*r), n - sizeof(*r));
+	buf[n - sizeof(*r)] = 0;
+	return buf;
+
+err_close:
+	err = errno;
+	close(fd);
+	errno = err;
+	return NULL;
+}
+
+static int cmd_status(void)
+{
+	char *text = control(SEFA_CTL_STATUS);
+
+	if (!text) {
+		no_daemon();
+		return 1;
+	}
+	fputs(text, stdout);
+	free(text);
+	return 0;
+}
+
+/*
+ * The daemon removes its pid file last; a zombie that nobody reaped yet
+ * (we are not its parent) counts as gone too.
+ */
+static bool wait_gone(pid_t pid, int ms)
+{
+	struct timespec ts = { .tv_nsec = 5 * 1000 * 1000 };
+	char path[PATH_MAX];
+	int i;
+
+	run_path(SEFA_PID_NAME, path, sizeof(path));
+	for (i = 0; i < ms / 5; i++) {
+		if (access(path, F_OK) || (kill(pid, 0) && errno == ESRCH))
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
+static pid_t read_pid(void)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	int pid = -1;
+
+	run_path(SEFA_PID_NAME, path, sizeof(path));
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &pid) != 1)
+		pid = -1;
+	fclose(f);
+	return pid;
+}
+
+static int cmd_stop(void)
+{
+	pid_t pid = read_pid();
+	char *text = control(SEFA_CTL_STOP);
+
+	if (!text) {
+		no_daemon();
+		return 1;
+	}
+	free(text);
+	if (pid > 0 && !wait_gone(pid, 10000)) {
+		fprintf(stderr, "softefa: softefad (pid %d) did not stop\n",
+			(int)pid);
+		return 1;
+	}
+	printf("softefa: stopped the daemon in %s\n", run_dir);
+	return 0;
+}
+
+static int cmd_start(int argc, char **argv)
+{
+	char dir[PATH_MAX], daemon[PATH_MAX + 16], log[PATH_MAX];
+	char readyarg[32], ok[4] = {};
+	char *args[16 + argc];
+	int nargs = 0, i, p[2], status;
+	struct pollfd pfd;
+	pid_t pid;
+	char *text;
+
+	if (self_dir(dir, sizeof(dir))) {
+		fprintf(stderr, "softefa: cannot find my own directory\n");
+		return 1;
+	}
+	snprintf(daemon, sizeof(daemon), "%s/softefad", dir);
+	run_path("softefad.log", log, sizeof(log));
+
+	text = control(SEFA_CTL_STATUS);
+	if (text) {
+		free(text);
+		fprintf(stderr, "softefa: a softefad already runs in %s\n",
+			run_dir);
+		return 1;
+	}
+
+	if (pipe2(p, O_CLOEXEC)) {
+		perror("softefa: pipe");
+		return 1;
+	}
+	snprintf(readyarg, sizeof(readyarg), "--ready-fd=%d", p[1]);
+	args[nargs++] = daemon;
+	args[nargs++] = "--run-dir";
+	args[nargs++] = run_dir;
+	args[nargs++] = readyarg;
+	args[nargs++] = "--log";
+	args[nargs++] = log;
+	/* The device options go to softefad as they are; it checks them. */
+	for (i = 1; i < argc; i++)
+		args[nargs++] = argv[i];
+	args[nargs] = NULL;
+
+	pid = fork();
+	if (pid < 0) {
+		perror("softefa: fork");
+		return 1;
+	}
+	if (!pid) {
+		int null = open("/dev/null", O_RDWR);
+
+		setsid();
+		if (null >= 0)
+			dup2(null, STDIN_FILENO);
+		fcntl(p[1], F_SETFD, 0);
+		execv(daemon, args);
+		fprintf(stderr, "softefa: cannot run %s: %s\n", daemon,
+			strerror(errno));
+		_exit(127);
+	}
+	close(p[1]);
+	pfd.fd = p[0];
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, 15000) == 1 && read(p[0], ok, 3) == 3 &&
+	    !strcmp(ok, "ok\n")) {
+		close(p[0]);
+		printf("softefa: softefad (pid %d) serves %s\n", (int)pid,
+		       run_dir);
+		return 0;
+	}
+	close(p[0]);
+	if (waitpid(pid, &status, WNOHANG) == 0) {
+		kill(pid, SIGTERM);
+		waitpid(pid, &status, 0);
+	}
+	fprintf(stderr, "softefa: softefad failed to start (see above)\n");
+	return 1;
+}
+
+static int find_lib(const char *name, char *buf, size_t len)
+{
+	char dir[PATH_MAX];
+
+	if (!self_dir(dir, sizeof(dir)) &&
+	    snprintf(buf, len, "%s/../lib/%s", dir, name) < (int)len &&
+	    !access(buf, R_OK))
+		return 0;
+	if (snprintf(buf, len, "%s/%s", SOFTEFA_INSTALL_LIBDIR, name) <
+		    (int)len && !access(buf, R_OK))
+		return 0;
+	return -1;
+}
+
+static int prepend_env(const char *var, const char *val, char sep)
+{
+	const char *old = getenv(var);
+	char *v;
+	int ret;
+
+	if (old && *old) {
+		if (asprintf(&v, "%s%c%s", val, sep, old) < 0)
+			return -1;
+	} else {
+		v = strdup(val);
+		if (!v)
+			return -1;
+	}
+	ret = setenv(var, v, 1);
+	free(v);
+	return ret;
+}
+
+static int cmd_exec(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "provider", required_argument, NULL, 'P' },
+		{}
+	};
+	char preload[PATH_MAX], provider[PATH_MAX], sys[PATH_MAX + 8];
+	bool stock = false;
+	char *text, *slash;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		if (c != 'P' || (strcmp(optarg, "ours") &&
+				 strcmp(optarg, "stock"))) {
+			fprintf(stderr,
+				"softefa: exec takes --provider ours|stock\n");
+			return 2;
+		}
+		stock = !strcmp(optarg, "stock");
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+
+	text = control(SEFA_CTL_STATUS);
+	if (!text) {
+		no_daemon();
+		return 1;
+	}
+	free(text);
+
+	if (find_lib("libsoftefa-preload.so", preload, sizeof(preload))) {
+		fprintf(stderr, "softefa: cannot find libsoftefa-preload.so\n");
+		return 1;
+	}
+	run_path(SEFA_SYSFS_DIR, sys, sizeof(sys));
+	if (setenv(SEFA_RUN_DIR_ENV, run_dir, 1) ||
+	    setenv("SYSFS_PATH", sys, 1) ||
+	    prepend_env("LD_PRELOAD", preload, ':'))
+		goto err_env;
+
+	if (!stock) {
+		if (find_lib("libefa-rdmav34.so", provider, sizeof(provider))) {
+			fprintf(stderr, "softefa: cannot find our provider\n");
+			return 1;
+		}
+		/* libibverbs appends -rdmav34.so itself. */
+		provider[strlen(provider) - strlen("-rdmav34.so")] = 0;
+		if (setenv("RDMAV_DRIVERS", provider, 1))
+			goto err_env;
+		slash = strrchr(provider, '/');
+		*slash = 0;
+		/* efadv_* callers must bind to our libefa.so.1 too. */
+		if (prepend_env("LD_LIBRARY_PATH", provider, ':'))
+			goto err_env;
+	} else {
+		unsetenv("RDMAV_DRIVERS");
+		unsetenv("IBV_DRIVERS");
+	}
+
+	execvp(argv[optind], argv + optind);
+	fprintf(stderr, "softefa: %s: %s\n", argv[optind], strerror(errno));
+	return 127;
+
+err_env:
+	perror("softefa: environment");
+	return 1;
+}
+
+/*
+ * --run-dir DIR may stand before or after the command (but not inside the
+ * program line of exec): take it out of argv.
+ */
+static int take_run_dir(int *argc, char **argv)
+{
+	int i, j;
+
+	for (i = 1; i < *argc && strcmp(argv[i], "--"); i++) {
+		const char *dir;
+		int used;
+
+		if (!strcmp(argv[i], "--run-dir")) {
+			dir = i + 1 < *argc ? argv[i + 1] : NULL;
+			used = 2;
+		} else if (!strncmp(argv[i], "--run-dir=", 10)) {
+			dir = argv[i] + 10;
+			used = 1;
+		} else {
+			continue;
+		}
+		if (!dir || sefa_run_dir_set(run_dir, sizeof(run_dir), dir)) {
+			fprintf(stderr,
+				"softefa: --run-dir needs a directory of at most %d characters\n",
+				SEFA_RUN_DIR_MAX);
+			return -1;
+		}
+		for (j = i; j + used <= *argc; j++)
+			argv[j] = argv[j + used];
+		*argc -= used;
+		i--;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int i = 1;
+
+	if (sefa_run_dir(run_dir, sizeof(run_dir))) {
+		fprintf(stderr,
+			"softefa: run directory longer than %d characters\n",
+			SEFA_RUN_DIR_MAX);
+		return 2;
+	}
+	if (take_run_dir(&argc, argv))
+		return 2;
+	if (i >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[i], "start"))
+		return cmd_start(argc - i, argv + i);
+	if (!strcmp(argv[i], "stop"))
+		return cmd_stop();
+	if (!strcmp(argv[i], "status"))
+		return cmd_status();
+	if (!strcmp(argv[i], "exec"))
+		return cmd_exec(argc - i, argv + i);
+	if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	fprintf(stderr, "softefa: unknown command '%s'\n", argv[i]);
+	usage(stderr);
+	return 2;
+}

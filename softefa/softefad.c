@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softefad: one simulated host with one or more software EFA devices.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rundir.h"
+#include "softefad.h"
+
+static struct sefa_daemon daemon_state = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.stop_pipe = { -1, -1 },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: softefad [--run-dir DIR] [--profile efa|extended] [--devices N]\n"
+		"                [--netdev IF] [--abi ioctl|write] [--host-id N]\n"
+		"                [--ready-fd FD] [--log FILE]\n");
+}
+
+static int parse_uint(const char *s, unsigned long min, unsigned long max,
+		      unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	if (errno || !*s || *end || *out < min || *out > max)
+		return -EINVAL;
+	return 0;
+}
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+
+	if (write(daemon_state.stop_pipe[1], "s", 1) < 0)
+		(void)0;
+	errno = saved;
+}
+
+static int sock_path(const struct sefa_daemon *d, const char *name,
+		     char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s/%s", d->run_dir, name);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* Is another daemon serving this run directory? */
+static bool socket_alive(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	bool alive;
+	int fd;
+
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	alive = !connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	close(fd);
+	return alive;
+}
+
+static int listen_on(struct sefa_daemon *d, int *out)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char path[PATH_MAX];
+	int fd, ret;
+
+	ret = sock_path(d, SEFA_SOCKET_NAME, path, sizeof(path));
+	if (ret || strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "softefad: run directory %s: path too long\n",
+			d->run_dir);
+		return -ENAMETOOLONG;
+	}
+	if (socket_alive(path)) {
+		fprintf(stderr, "softefad: a daemon already serves %s\n",
+			d->run_dir);
+		return -EADDRINUSE;
+	}
+	unlink(path);
+	strcpy(sa.sun_path, path);
+
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* Clients of any uid may open the device, as with a 0666 cdev. */
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    chmod(path, 0666) || listen(fd, 64)) {
+		ret = -errno;
+		fprintf(stderr, "softefad: %s: %s\n", path, strerror(-ret));
+		close(fd);
+		return ret;
+	}
+	*out = fd;
+	return 0;
+}
+
+static int write_pidfile(const struct sefa_daemon *d)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	int ret;
+
+	ret = sock_path(d, SEFA_PID_NAME, path, sizeof(path));
+	if (ret)
+		return ret;
+	f = fopen(path, "we");
+	if (!f)
+		return -errno;
+	fprintf(f, "%d\n", (int)getpid());
+	return fclose(f) ? -errno : 0;
+}
+
+static void serve(struct sefa_daemon *d, int lfd)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = lfd, .events = POLLIN },
+		{ .fd = d->stop_pipe[0], .events = POLLIN },
+	};
+
+	for (;;) {
+		int fd;
+
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("softefad: poll");
+			return;
+		}
+		if (pfd[1].revents)
+			return;
+		if (!(pfd[0].revents & POLLIN))
+			continue;
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (sefa_client_start(d, fd))
+			close(fd);
+	}
+}
+
+static void wait_clients_gone(struct sefa_daemon *d)
+{
+	struct timespec ts = { .tv_nsec = 10 * 1000 * 1000 };
+	int i;
+
+	sefa_clients_shutdown(d);
+	for (i = 0; i < 500; i++) {
+		unsigned int n;
+
+		pthread_mutex_lock(&d->lock);
+		n = d->nclients;
+		pthread_mutex_unlock(&d->lock);
+		if (!n)
+			return;
+		nanosleep(&ts, NULL);
+	}
+}
+
+static int redirect_log(const char *log)
+{
+	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		fprintf(stderr, "softefad: %s: %s\n", log, strerror(errno));
+		return -errno;
+	}
+	dup2(fd, STDOUT_FILENO);
+	dup2(fd, STDERR_FILENO);
+	close(fd);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "run-dir", required_argument, NULL, 'r' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "devices", required_argument, NULL, 'n' },
+		{ "netdev", required_argument, NULL, 'i' },
+		{ "abi", required_argument, NULL, 'a' },
+		{ "host-id", required_argument, NULL, 'H' },
+		{ "ready-fd", required_argument, NULL, 'R' },
+		{ "log", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct sefa_daemon *d = &daemon_state;
+	const char *netdev = NULL, *log = NULL;
+	unsigned long ndev = 1, v;
+	int ready_fd = -1, lfd, c, ret;
+	char pidpath[PATH_MAX], sockpath[PATH_MAX];
+
+	d->profile = sefa_profile_find("efa");
+	d->abi = SEFA_ABI_IOCTL;
+	if (sefa_run_dir(d->run_dir, sizeof(d->run_dir))) {
+		fprintf(stderr,
+			"softefad: run directory longer than %d characters\n",
+			SEFA_RUN_DIR_MAX);
+		return 2;
+	}
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			if (sefa_run_dir_set(d->run_dir, sizeof(d->run_dir),
+					     optarg)) {
+				fprintf(stderr,
+					"softefad: --run-dir needs a directory of at most %d characters\n",
+					SEFA_RUN_DIR_MAX);
+				return 2;
+			}
+			break;
+		case 'p':
+			d->profile = sefa_profile_find(optarg);
+			if (!d->profile) {
+				fprintf(stderr,
+					"softefad: unknown profile '%s' (efa or extended)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'n':
+			if (parse_uint(optarg, 1, SEFA_MAX_DEVICES, &ndev)) {
+				fprintf(stderr,
+					"softefad: --devices takes 1 to %d\n",
+					SEFA_MAX_DEVICES);
+				return 2;
+			}
+			break;
+		case 'i':
+			netdev = optarg;
+			break;
+		case 'a':
+			if (!strcmp(optarg, "ioctl")) {
+				d->abi = SEFA_ABI_IOCTL;
+			} else if (!strcmp(optarg, "write")) {
+				d->abi = SEFA_ABI_WRITE;
+			} else {
+				fprintf(stderr,
+					"softefad: unknown --abi '%s' (ioctl or write)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'H':
+			if (parse_uint(optarg, 0, 255, &v)) {
+				fprintf(stderr, "softefad: --host-id takes 0 to 255\n");
+				return 2;
+			}
+			d->host_id = v;
+			break;
+		case 'R':
+			if (parse_uint(optarg, 0, INT_MAX, &v)) {
+				fprintf(stderr, "softefad: bad --ready-fd\n");
+				return 2;
+			}
+			ready_fd = v;
+			break;
+		case 'l':
+			log = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+
+	ret = sefa_netdev_lookup(netdev, &d->netdev);
+	if (ret) {
+		fprintf(stderr, "softefad: %s%s: %s\n",
+			netdev ? "network interface " : "no usable network interface",
+			netdev ? netdev : "", strerror(-ret));
+		return 1;
+	}
+	sefa_devices_init(d, ndev);
+
+	if (mkdir(d->run_dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "softefad: %s: %s\n", d->run_dir, strerror(errno));
+		return 1;
+	}
+	if (pipe2(d->stop_pipe, O_CLOEXEC)) {
+		perror("softefad: pipe");
+		return 1;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+
+	ret = listen_on(d, &lfd);
+	if (ret)
+		return 1;
+	ret = sefa_sysfs_create(d);
+	if (ret) {
+		fprintf(stderr, "softefad: cannot build sysfs tree in %s: %s\n",
+			d->run_dir, strerror(-ret));
+		goto err_listen;
+	}
+	ret = write_pidfile(d);
+	if (ret) {
+		fprintf(stderr, "softefad: pid file: %s\n", strerror(-ret));
+		goto err_sysfs;
+	}
+	if (log && redirect_log(log))
+		goto err_pid;
+	if (ready_fd >= 0) {
+		if (write(ready_fd, "ok\n", 3) != 3)
+			goto err_pid;
+		close(ready_fd);
+	}
+
+	serve(d, lfd);
+
+	close(lfd);
+	sock_path(d, SEFA_SOCKET_NAME, sockpath, sizeof(sockpath));
+	unlink(sockpath);
+	wait_clients_gone(d);
+	sefa_sysfs_remove(d);
+	sock_path(d, SEFA_PID_NAME, pidpath, sizeof(pidpath));
+	unlink(pidpath);
+	return 0;
+
+err_pid:
+	sock_path(d, SEFA_PID_NAME, pidpath, sizeof(pidpath));
+	unlink(pidpath);
+err_sysfs:
+	sefa_sysfs_remove(d);
+err_listen:
+	close(lfd);
+	sock_path(d, SEFA_SOCKET_NAME, sockpath, sizeof(sockpath));
+	unlink(sockpath);
+	return 1;
+}

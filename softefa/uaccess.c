@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Access to the memory of the process behind a client connection.  The
+ * daemon is the "kernel": it reads requests from, and writes responses to,
+ * the caller's address space, and never trusts a pointer it was given.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "softefad.h"
+
+static int user_range_ok(uint64_t addr, size_t len)
+{
+	if (!len)
+		return 1;
+	if (!addr || addr + len < addr)
+		return 0;
+	return 1;
+}
+
+int sefa_copy_from_user(struct sefa_client *c, void *dst, uint64_t src,
+			size_t len)
+{
+	struct iovec local = { .iov_base = dst, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)src,
+				.iov_len = len };
+
+	if (!len)
+		return 0;
+	if (!user_range_ok(src, len))
+		return -EFAULT;
+	if (process_vm_readv(c->pid, &local, 1, &remote, 1, 0) != (ssize_t)len)
+		return -EFAULT;
+	return 0;
+}
+
+int sefa_copy_to_user(struct sefa_client *c, uint64_t dst, const void *src,
+		      size_t len)
+{
+	struct iovec local = { .iov_base = (void *)src, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)dst,
+				.iov_len = len };
+
+	if (!len)
+		return 0;
+	if (!user_range_ok(dst, len))
+		return -EFAULT;
+	if (process_vm_writev(c->pid, &local, 1, &remote, 1, 0) !=
+	    (ssize_t)len)
+		return -EFAULT;
+	return 0;
+}
+
+int sefa_clear_user(struct sefa_client *c, uint64_t dst, size_t len)
+{
+	static const uint8_t zero[256];
+	int ret;
+
+	while (len) {
+		size_t n = len < sizeof(zero) ? len : sizeof(zero);
+
+		ret = sefa_copy_to_user(c, dst, zero, n);
+		if (ret)
+			return ret;
+		dst += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Returns 1 if all bytes are zero, 0 if not, -EFAULT if unreadable. */
+int sefa_user_is_zero(struct sefa_client *c, uint64_t src, size_t len)
+{
+	uint8_t buf[256];
+	size_t i;
+	int ret;
+
+	while (len) {
+		size_t n = len < sizeof(buf) ? len : sizeof(buf);
+
+		ret = sefa_copy_from_user(c, buf, src, n);
+		if (ret)
+			return ret;
+		for (i = 0; i < n; i++)
+			if (buf[i])
+				return 0;
+		src += n;
+		len -= n;
+	}
+	return 1;
+}
+
+/* Copy min(len, b->len) bytes of @b; the rest of @dst is zeroed. */
+int sefa_ubuf_read(struct sefa_client *c, const struct sefa_ubuf *b,
+		   void *dst, size_t len)
+{
+	size_t n = b->len < len ? b->len : len;
+
+	memset(dst, 0, len);
+	if (b->is_inline) {
+		memcpy(dst, b->inline_data, n);
+		return 0;
+	}
+	return sefa_copy_from_user(c, dst, b->addr, n);
+}
+
+/* Is everything of @b beyond the first @from bytes zero? */
+int sefa_ubuf_is_zero_from(struct sefa_client *c, const struct sefa_ubuf *b,
+			   size_t from)
+{
+	size_t i;
+
+	if (b->len <= from)
+		return 1;
+	if (b->is_inline) {
+		for (i = from; i < b->len; i++)
+			if (b->inline_data[i])
+				return 0;
+		return 1;
+	}
+	return sefa_user_is_zero(c, b->addr + from, b->len - from);
+}
+
+/*
+ * The kernel's uverbs_request(): take the known part of the request and
+ * insist that whatever a newer userspace appended is zero.
+ */
+int sefa_request(struct sefa_cmd *cmd, void *req, size_t size)
+{
+	int ret;
+
+	ret = sefa_ubuf_read(cmd->c, &cmd->core_in, req, size);
+	if (ret)
+		return ret;
+	ret = sefa_ubuf_is_zero_from(cmd->c, &cmd->core_in, size);
+	if (ret < 0)
+		return ret;
+	return ret ? 0 : -EOPNOTSUPP;
+}
+
+/* The kernel's uverbs_response(): copy what fits, zero the remainder. */
+int sefa_response(struct sefa_cmd *cmd, const void *resp, size_t size)
+{
+	const struct sefa_ubuf *out = &cmd->core_out;
+	size_t n = out->len < size ? out->len : size;
+	int ret;
+
+	ret = sefa_copy_to_user(cmd->c, out->addr, resp, n);
+	if (ret)
+		return ret;
+	if (out->len > n)
+		return sefa_clear_user(cmd->c, out->addr + n, out->len - n);
+	return 0;
+}
+
+/* ib_copy_from_udata() of min(size, inlen); the rest of @req is zero. */
+int sefa_udata_in(struct sefa_cmd *cmd, void *req, size_t size)
+{
+	return sefa_ubuf_read(cmd->c, &cmd->udata_in, req, size);
+}
+
+/* ib_copy_to_udata() of min(size, outlen), as the efa driver does. */
+int sefa_udata_out(struct sefa_cmd *cmd, const void *resp, size_t size)
+{
+	const struct sefa_ubuf *out = &cmd->udata_out;
+	size_t n = out->len < size ? out->len : size;
+
+	return sefa_copy_to_user(cmd->c, out->addr, resp, n);
+}

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Device-level commands of ib_uverbs: the ucontext, the async event file,
+ * and the device and port queries, each shared by the write() and the
+ * ioctl() ABI.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <rdma/ib_user_verbs.h>
+
+#include "softefad.h"
+
+/*
+ * The async event file.  The client gets one end of a SOCK_SEQPACKET pair,
+ * so each read() returns one 16-byte ib_uverbs_async_event_desc and poll()
+ * works; the daemon keeps both ends, so it can also take back events that
+ * must not be delivered any more (a destroyed object's).
+ */
+int sefa_alloc_async_fd(struct sefa_client *c, int *client_fd)
+{
+	int sv[2];
+	int ret;
+
+	if (c->async_fd >= 0)
+		return -EINVAL;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	ret = sefa_client_install_fd(c, sv[1], client_fd);
+	if (ret) {
+		close(sv[0]);
+		close(sv[1]);
+		return ret;
+	}
+	c->async_fd = sv[0];
+	c->async_peer_fd = sv[1];
+	return 0;
+}
+
+int sefa_cmd_get_context(struct sefa_cmd *cmd)
+{
+	struct sefa_client *c = cmd->c;
+	struct ib_uverbs_get_context_resp resp = {};
+	struct ib_uverbs_get_context req;
+	int client_fd;
+	int ret;
+
+	if (c->has_ucontext)
+		return -EINVAL;
+	ret = sefa_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+
+	ret = efa_alloc_ucontext(cmd);
+	if (ret)
+		return ret;
+
+	/*
+	 * Make sure the response can land before handing out an fd: once
+	 * installed in the caller, the fd cannot be taken back.
+	 */
+	ret = sefa_clear_user(c, cmd->core_out.addr, cmd->core_out.len);
+	if (ret)
+		return ret;
+
+	/* The ioctl ABI allocates the async fd with its own method. */
+	if (!cmd->from_ioctl) {
+		ret = sefa_alloc_async_fd(c, &client_fd);
+		if (ret)
+			return ret;
+		resp.async_fd = client_fd;
+	}
+	resp.num_comp_vectors = SEFA_NUM_COMP_VECTORS;
+	ret = sefa_response(cmd, &resp, sizeof(resp));
+	if (ret)
+		return ret;
+	c->has_ucontext = true;
+	return 0;
+}
+
+int sefa_cmd_query_device(struct sefa_cmd *cmd)
+{
+	struct ib_uverbs_query_device_resp resp;
+	struct ib_uverbs_query_device req;
+	int ret;
+
+	ret = sefa_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	efa_fill_device_attr(cmd->c->dev, &resp);
+	return sefa_response(cmd, &resp, sizeof(resp));
+}
+
+int sefa_cmd_ex_query_device(struct sefa_cmd *cmd)
+{
+	struct ib_uverbs_ex_query_device_resp resp = {};
+	struct ib_uverbs_ex_query_device req;
+	size_t len;
+	int ret;
+
+	ret = sefa_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	if (req.comp_mask || req.reserved)
+		return -EINVAL;
+
+	ret = efa_query_device_udata(cmd);
+	if (ret)
+		return ret;
+
+	efa_fill_device_attr(cmd->c->dev, &resp.base);
+	len = cmd->core_out.len < sizeof(resp) ? cmd->core_out.len :
+						 sizeof(resp);
+	resp.response_length = len;
+	return sefa_response(cmd, &resp, sizeof(resp));
+}
+
+int sefa_cmd_query_port(struct sefa_cmd *cmd)
+{
+	struct ib_uverbs_query_port_resp resp;
+	struct ib_uverbs_query_port req;
+	int ret;
+
+	ret = sefa_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	ret = efa_fill_port_attr(cmd->c->dev, req.port_num, &resp);
+	if (ret)
+		return ret;
+	return sefa_response(cmd, &resp, sizeof(resp));
+}
+
+/* Everything a closed uverbs fd leaves behind goes, as on a real kernel. */
+void sefa_client_release(struct sefa_client *c)
+{
+	if (c->async_fd >= 0) {
+		close(c->async_fd);
+		close(c->async_peer_fd);
+		c->async_fd = -1;
+		c->async_peer_fd = -1;
+	}
+	c->has_ucontext = false;
+	c->nobjects = 0;
+}

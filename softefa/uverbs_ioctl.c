@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The ioctl() ABI of ib_uverbs (RDMA_VERBS_IOCTL): the header and attribute
+ * rules of the kernel's uverbs_ioctl.c, and the methods libibverbs 44 issues
+ * for the device-level verbs.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/ib_user_ioctl_verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_user_ioctl.h>
+
+#include "softefad.h"
+
+#define IOCTL_PAGE_SIZE	4096
+#define MAX_ATTRS	((IOCTL_PAGE_SIZE - sizeof(struct ib_uverbs_ioctl_hdr)) / \
+			 sizeof(struct ib_uverbs_attr))
+
+enum attr_type {
+	ATTR_PTR_IN,	/* also UVERBS_ATTR_CONST_IN and flags */
+	ATTR_PTR_OUT,
+	ATTR_FD_NEW,
+};
+
+struct attr_spec {
+	uint16_t id;
+	uint8_t type;
+	bool mandatory;
+	uint16_t min_len;
+	uint16_t max_len;
+};
+
+struct bundle;
+
+struct ioctl_method {
+	uint16_t object;
+	uint16_t method;
+	bool has_udata;
+	bool needs_ucontext;
+	int (*handler)(struct bundle *b);
+	const struct attr_spec *attrs;
+	unsigned int nattrs;
+};
+
+struct bundle {
+	struct sefa_client *c;
+	const struct ioctl_method *m;
+	uint64_t user_attrs;	/* where the attribute array lives */
+	unsigned int nattrs;
+	struct ib_uverbs_attr uattr[MAX_ATTRS];
+	/* for each spec entry, its index in uattr[], or -1 */
+	int present[8];
+};
+
+#define IN(_id, _min, _max, _mand) \
+	{ .id = _id, .type = ATTR_PTR_IN, .mandatory = _mand, \
+	  .min_len = _min, .max_len = _max }
+#define OUT(_id, _min, _max, _mand) \
+	{ .id = _id, .type = ATTR_PTR_OUT, .mandatory = _mand, \
+	  .min_len = _min, .max_len = _max }
+#define CONST_IN(_id, _mand)	IN(_id, 0, sizeof(uint64_t), _mand)
+#define FLAGS_IN(_id, _mand)	IN(_id, sizeof(uint32_t), sizeof(uint64_t), _mand)
+#define UHW_ATTRS \
+	IN(UVERBS_ATTR_UHW_IN, 0, UINT16_MAX, false), \
+	OUT(UVERBS_ATTR_UHW_OUT, 0, UINT16_MAX, false)
+
+static const struct attr_spec *attr_spec(const struct bundle *b, uint16_t id,
+					 int *slot)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->m->nattrs; i++) {
+		if (b->m->attrs[i].id == id) {
+			*slot = i;
+			return &b->m->attrs[i];
+		}
+	}
+	return NULL;
+}
+
+static const struct ib_uverbs_attr *get_attr(const struct bundle *b,
+					     uint16_t id)
+{
+	int slot;
+
+	if (!attr_spec(b, id, &slot) || b->present[slot] < 0)
+		return NULL;
+	return &b->uattr[b->present[slot]];
+}
+
+static void attr_to_ubuf(const struct ib_uverbs_attr *a, struct sefa_ubuf *u)
+{
+	memset(u, 0, sizeof(*u));
+	if (!a)
+		return;
+	u->len = a->len;
+	if (a->len <= sizeof(a->data)) {
+		/* PTR_IN this short travels inside the attribute */
+		u->is_inline = true;
+		memcpy(u->inline_data, &a->data, a->len);
+	}
+	u->addr = a->data;
+}
+
+/* uverbs_get_const(): the value of a CONST_IN attribute. */
+static int get_const(const struct bundle *b, uint16_t id, uint64_t max,
+		     uint64_t *val)
+{
+	const struct ib_uverbs_attr *a = get_attr(b, id);
+
+	if (!a)
+		return -ENOENT;
+	*val = 0;
+	memcpy(val, &a->data, a->len < 8 ? a->len : 8);
+	if (*val > max)
+		return -EINVAL;
+	return 0;
+}
+
+/* uverbs_get_flags32() with nothing allowed: the flags must be zero. */
+static int check_no_flags(const struct bundle *b, uint16_t id)
+{
+	const struct ib_uverbs_attr *a = get_attr(b, id);
+	uint64_t flags = 0;
+
+	if (!a)
+		return 0;
+	if (a->len != 4 && a->len != 8)
+		return -EINVAL;
+	memcpy(&flags, &a->data, a->len);
+	return flags ? -EINVAL : 0;
+}
+
+/* Tell userspace an output was written (UVERBS_ATTR_F_VALID_OUTPUT). */
+static int set_output(struct bundle *b, const struct ib_uverbs_attr *a)
+{
+	uint16_t flags = a->flags | UVERBS_ATTR_F_VALID_OUTPUT;
+	uint64_t at = b->user_attrs + (a - b->uattr) * sizeof(*a) +
+		      offsetof(struct ib_uverbs_attr, flags);
+
+	return sefa_copy_to_user(b->c, at, &flags, sizeof(flags));
+}
+
+/* uverbs_copy_to(): as much of @src as the attribute has room for. */
+static int copy_to(struct bundle *b, uint16_t id, const void *src, size_t len)
+{
+	const struct ib_uverbs_attr *a = get_attr(b, id);
+	int ret;
+
+	if (!a)
+		return -ENOENT;
+	ret = sefa_copy_to_user(b->c, a->data, src, len < a->len ? len : a->len);
+	if (ret)
+		return ret;
+	return set_output(b, a);
+}
+
+/* uverbs_copy_to_struct_or_zero(): also clear what @src does not cover. */
+static int copy_to_struct_or_zero(struct bundle *b, uint16_t id,
+				  const void *src, size_t len)
+{
+	const struct ib_uverbs_attr *a = get_attr(b, id);
+	int ret;
+
+	if (!a)
+		return -ENOENT;
+	if (a->len > len) {
+		ret = sefa_clear_user(b->c, a->data + len, a->len - len);
+		if (ret)
+			return ret;
+	}
+	return copy_to(b, id, src, len);
+}
+
+static int is_copy_err(int ret)
+{
+	return ret && ret != -ENOENT;
+}
+
+static int method_invoke_write(struct bundle *b)
+{
+	struct sefa_cmd cmd = { .c = b->c, .from_ioctl = true };
+	uint64_t command;
+	int ret;
+
+	ret = get_const(b, UVERBS_ATTR_WRITE_CMD, UINT32_MAX, &command);
+	if (ret)
+		return ret;
+	attr_to_ubuf(get_attr(b, UVERBS_ATTR_CORE_IN), &cmd.core_in);
+	attr_to_ubuf(get_attr(b, UVERBS_ATTR_CORE_OUT), &cmd.core_out);
+	cmd.core_out.is_inline = false;
+	attr_to_ubuf(get_attr(b, UVERBS_ATTR_UHW_IN), &cmd.udata_in);
+	attr_to_ubuf(get_attr(b, UVERBS_ATTR_UHW_OUT), &cmd.udata_out);
+	cmd.udata_out.is_inline = false;
+	return sefa_invoke_write(&cmd, command);
+}
+
+static int method_get_context(struct bundle *b)
+{
+	struct sefa_cmd cmd = { .c = b->c, .from_ioctl = true };
+	uint32_t ncomp = SEFA_NUM_COMP_VECTORS;
+	uint64_t core_support = IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS;
+	int ret;
+
+	ret = copy_to(b, UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS, &ncomp,
+		      sizeof(ncomp));
+	if (is_copy_err(ret))
+		return ret;
+	ret = copy_to(b, UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT, &core_support,
+		      sizeof(core_support));
+	if (is_copy_err(ret))
+		return ret;
+
+	if (b->c->has_ucontext)
+		return -EINVAL;
+	attr_to_ubuf(get_attr(b, UVERBS_ATTR_UHW_IN), &cmd.udata_in);
+	attr_to_ubuf(get_attr(b, UVERBS_ATTR_UHW_OUT), &cmd.udata_out);
+	cmd.udata_out.is_inline = false;
+	ret = efa_alloc_ucontext(&cmd);
+	if (ret)
+		return ret;
+	b->c->has_ucontext = true;
+	return 0;
+}
+
+static int method_query_port(struct bundle *b)
+{
+	struct ib_uverbs_query_port_resp_ex resp = {};
+	uint64_t port;
+	int ret;
+
+	ret = get_const(b, UVERBS_ATTR_QUERY_PORT_PORT_NUM, UINT8_MAX, &port);
+	if (ret)
+		return ret;
+	ret = efa_fill_port_attr(b->c->dev, port, &resp.legacy_resp);
+	if (ret)
+		return ret;
+	return copy_to_struct_or_zero(b, UVERBS_ATTR_QUERY_PORT_RESP, &resp,
+				      sizeof(resp));
+}
+
+static void fill_gid_entry(const struct sefa_device *dev, uint32_t port,
+			   uint32_t index, struct ib_uverbs_gid_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	memcpy(e->gid, dev->gid, sizeof(e->gid));
+	e->gid_index = index;
+	e->port_num = port;
+	e->gid_type = IB_UVERBS_GID_TYPE_IB;
+}
+
+static int method_query_gid_entry(struct bundle *b)
+{
+	struct ib_uverbs_gid_entry entry;
+	uint64_t port, index;
+	int ret;
+
+	ret = get_const(b, UVERBS_ATTR_QUERY_GID_ENTRY_PORT, UINT32_MAX,
+			&port);
+	if (ret)
+		return ret;
+	ret = get_const(b, UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX, UINT32_MAX,
+			&index);
+	if (ret)
+		return ret;
+	ret = check_no_flags(b, UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS);
+	if (ret)
+		return ret;
+	if (port != 1 || index >= SEFA_GID_TBL_LEN)
+		return -EINVAL;
+
+	fill_gid_entry(b->c->dev, port, index, &entry);
+	return copy_to_struct_or_zero(b, UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY,
+				      &entry, sizeof(entry));
+}
+
+static int method_query_gid_table(struct bundle *b)
+{
+	const struct ib_uverbs_attr *out;
+	struct ib_uverbs_gid_entry entry;
+	uint64_t entry_size, max_entries, num = 0, i;
+	int ret;
+
+	ret = get_const(b, UVERBS_ATTR_QUERY_GID_TABLE_ENTRY_SIZE, UINT16_MAX,
+			&entry_size);
+	if (ret)
+		return ret;
+	ret = check_no_flags(b, UVERBS_ATTR_QUERY_GID_TABLE_FLAGS);
+	if (ret)
+		return ret;
+	out = get_attr(b, UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES);
+	if (!entry_size || out->len % entry_size)
+		return -EINVAL;
+	max_entries = out->len / entry_size;
+	if (!max_entries)
+		return -EINVAL;
+	if (max_entries < SEFA_GID_TBL_LEN)
+		return -EINVAL;
+
+	for (i = 0; i < SEFA_GID_TBL_LEN; i++, num++) {
+		uint64_t at = out->data + i * entry_size;
+		size_t n = entry_size < sizeof(entry) ? entry_size :
+							 sizeof(entry);
+
+		fill_gid_entry(b->c->dev, 1, i, &entry);
+		ret = sefa_copy_to_user(b->c, at, &entry, n);
+		if (!ret && entry_size > n)
+			ret = sefa_clear_user(b->c, at + n, entry_size - n);
+		if (ret)
+			return ret;
+	}
+	ret = set_output(b, out);
+	if (ret)
+		return ret;
+	return copy_to(b, UVERBS_ATTR_QUERY_GID_TABLE_RESP_NUM_ENTRIES, &num,
+		       sizeof(num));
+}
+
+static int method_async_event_alloc(struct bundle *b)
+{
+	const struct ib_uverbs_attr *a =
+		get_attr(b, UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE);
+	uint64_t at = b->user_attrs + (a - b->uattr) * sizeof(*a) +
+		      offsetof(struct ib_uverbs_attr, data);
+	int64_t fd64;
+	int fd;
+	int ret;
+
+	/* The destination must take the number before the fd exists. */
+	ret = sefa_clear_user(b->c, at, sizeof(fd64));
+	if (ret)
+		return ret;
+	ret = sefa_alloc_async_fd(b->c, &fd);
+	if (ret)
+		return ret;
+	fd64 = fd;
+	return sefa_copy_to_user(b->c, at, &fd64, sizeof(fd64));
+}
+
+static const struct attr_spec invoke_write_attrs[] = {
+	CONST_IN(UVERBS_ATTR_WRITE_CMD, true),
+	IN(UVERBS_ATTR_CORE_IN, sizeof(uint32_t), UINT16_MAX, false),
+	OUT(UVERBS_ATTR_CORE_OUT, 0, UINT16_MAX, false),
+	UHW_ATTRS,
+};
+
+static const struct attr_spec get_context_attrs[] = {
+	OUT(UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS, 4, 4, false),
+	OUT(UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT, 8, 8, false),
+	UHW_ATTRS,
+};
+
+static const struct attr_spec query_port_attrs[] = {
+	CONST_IN(UVERBS_ATTR_QUERY_PORT_PORT_NUM, true),
+	OUT(UVERBS_ATTR_QUERY_PORT_RESP,
+	    sizeof(struct ib_uverbs_query_port_resp_ex),
+	    sizeof(struct ib_uverbs_query_port_resp_ex), true),
+};
+
+static const struct attr_spec query_gid_entry_attrs[] = {
+	CONST_IN(UVERBS_ATTR_QUERY_GID_ENTRY_PORT, true),
+	CONST_IN(UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX, true),
+	FLAGS_IN(UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS, true),
+	OUT(UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY,
+	    sizeof(struct ib_uverbs_gid_entry),
+	    sizeof(struct ib_uverbs_gid_entry), true),
+};
+
+static const struct attr_spec query_gid_table_attrs[] = {
+	CONST_IN(UVERBS_ATTR_QUERY_GID_TABLE_ENTRY_SIZE, true),
+	FLAGS_IN(UVERBS_ATTR_QUERY_GID_TABLE_FLAGS, false),
+	OUT(UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES, 0, UINT16_MAX, true),
+	OUT(UVERBS_ATTR_QUERY_GID_TABLE_RESP_NUM_ENTRIES, 8, 8, true),
+};
+
+static const struct attr_spec async_event_alloc_attrs[] = {
+	{ .id = UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE, .type = ATTR_FD_NEW,
+	  .mandatory = true },
+};
+
+#define METHOD(_obj, _meth, _fn, _attrs, _udata, _uctx) {		\
+	.object = _obj, .method = _meth, .handler = _fn,		\
+	.attrs = _attrs, .nattrs = sizeof(_attrs) / sizeof(_attrs[0]),	\
+	.has_udata = _udata, .needs_ucontext = _uctx }
+
+static const struct ioctl_method methods[] = {
+	METHOD(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE,
+	       method_invoke_write, invoke_write_attrs, true, false),
+	METHOD(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_GET_CONTEXT,
+	       method_get_context, get_context_attrs, true, false),
+	METHOD(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT,
+	       method_query_port, query_port_attrs, false, true),
+	METHOD(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_GID_ENTRY,
+	       method_query_gid_entry, query_gid_entry_attrs, false, true),
+	METHOD(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_GID_TABLE,
+	       method_query_gid_table, query_gid_table_attrs, false, true),
+	METHOD(UVERBS_OBJECT_ASYNC_EVENT, UVERBS_METHOD_ASYNC_EVENT_ALLOC,
+	       method_async_event_alloc, async_event_alloc_attrs, false, true),
+};
+
+static const struct ioctl_method *find_method(uint16_t object,
+					      uint16_t method)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+		if (methods[i].object == object && methods[i].method == method)
+			return &methods[i];
+	return NULL;
+}
+
+/* uverbs_process_attr() for the attribute types this device uses. */
+static int check_attr(const struct attr_spec *s,
+		      const struct ib_uverbs_attr *a)
+{
+	switch (s->type) {
+	case ATTR_PTR_IN:
+	case ATTR_PTR_OUT:
+		if (a->len < s->min_len || a->len > s->max_len)
+			return -EINVAL;
+		if (a->attr_data.reserved)
+			return -EINVAL;
+		if (s->type == ATTR_PTR_OUT && !a->data && a->len)
+			return -EFAULT;
+		return 0;
+	case ATTR_FD_NEW:
+		if (a->attr_data.reserved || a->len)
+			return -EINVAL;
+		return 0;
+	}
+	return -EOPNOTSUPP;
+}
+
+static int parse_attrs(struct bundle *b)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < b->m->nattrs; i++)
+		b->present[i] = -1;
+
+	for (i = 0; i < b->nattrs; i++) {
+		const struct ib_uverbs_attr *a = &b->uattr[i];
+		const struct attr_spec *s;
+		int slot;
+
+		s = attr_spec(b, a->attr_id, &slot);
+		if (!s) {
+			/* Unknown and optional: an older kernel ignores it. */
+			if (a->flags & UVERBS_ATTR_F_MANDATORY)
+				return -EPROTONOSUPPORT;
+			continue;
+		}
+		if (b->present[slot] >= 0)
+			return -EINVAL;
+		ret = check_attr(s, a);
+		if (ret)
+			return ret;
+		b->present[slot] = i;
+	}
+
+	for (i = 0; i < b->m->nattrs; i++)
+		if (b->m->attrs[i].mandatory && b->present[i] < 0)
+			return -EINVAL;
+	return 0;
+}
+
+/* ioctl(2) on a uverbs fd.  Returns 0 or a negative errno. */
+int sefa_uverbs_ioctl(struct sefa_client *c, uint64_t request, uint64_t arg)
+{
+	struct ib_uverbs_ioctl_hdr hdr;
+	struct bundle *b;
+	int ret;
+
+	/* An old kernel has no ioctl framework on this fd at all. */
+	if (c->d->abi == SEFA_ABI_WRITE || request != RDMA_VERBS_IOCTL)
+		return -ENOTTY;
+
+	ret = sefa_copy_from_user(c, &hdr, arg, sizeof(hdr));
+	if (ret)
+		return ret;
+	if (hdr.length > IOCTL_PAGE_SIZE ||
+	    hdr.length != sizeof(hdr) + hdr.num_attrs * sizeof(hdr.attrs[0]))
+		return -EINVAL;
+	if (hdr.reserved1 || hdr.reserved2)
+		return -EPROTONOSUPPORT;
+	if (hdr.driver_id != RDMA_DRIVER_EFA)
+		return -EINVAL;
+
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->c = c;
+	b->m = find_method(hdr.object_id, hdr.method_id);
+	if (!b->m) {
+		ret = -EPROTONOSUPPORT;
+		goto out;
+	}
+	b->nattrs = hdr.num_attrs;
+	b->user_attrs = arg + sizeof(hdr);
+	ret = sefa_copy_from_user(c, b->uattr, b->user_attrs,
+				  b->nattrs * sizeof(b->uattr[0]));
+	if (ret)
+		goto out;
+	ret = parse_attrs(b);
+	if (ret)
+		goto out;
+	if (b->m->needs_ucontext && !c->has_ucontext) {
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = b->m->handler(b);
+out:
+	free(b);
+	return ret;
+}

@@ -1,0 +1,18 @@
+#!/bin/bash
+# efadv_query_device through our libefa.so.1, on both profiles.
+. "$(dirname "$0")/lib.sh" "$1"
+PROFILE=$2
+start_host --profile "$PROFILE"
+out=$(sx --provider ours -- "$BUILD/bin/sefa_probe" efadv efa_0) ||
+	fail "efadv_query_device: $out"
+v() { echo "$out" | awk -v k="$1" '$1 == k { print $2 }'; }
+expect_eq max_sq_wr "$(v max_sq_wr)" 4096
+expect_eq max_rq_wr "$(v max_rq_wr)" 32768
+expect_eq max_sq_sge "$(v max_sq_sge)" 2
+expect_eq max_rq_sge "$(v max_rq_sge)" 3
+expect_eq inline_buf_size "$(v inline_buf_size)" 32
+expect_eq max_rdma_size "$(v max_rdma_size)" 1073741824
+# RDMA read, RNR retry and CQ with SGID, as efadv numbers them
+expect_eq device_caps "$(v device_caps)" 0x7
+
+echo ok

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * A small verbs program for the integration tests.
+ *   sefa_probe hold DEV     open DEV, print "ready", keep it open until
+ *                           stdin closes
+ *   sefa_probe efadv DEV    print efadv_query_device() of DEV
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/efadv.h>
+#include <infiniband/verbs.h>
+
+static struct ibv_context *open_dev(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	if (!list) {
+		fprintf(stderr, "sefa_probe: no device list: %s\n",
+			strerror(errno));
+		return NULL;
+	}
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	if (!ctx)
+		fprintf(stderr, "sefa_probe: cannot open %s: %s\n", name,
+			strerror(errno));
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+static int hold(struct ibv_context *ctx)
+{
+	char c;
+
+	printf("ready\n");
+	fflush(stdout);
+	while (read(STDIN_FILENO, &c, 1) > 0)
+		;
+	return ibv_close_device(ctx) ? 1 : 0;
+}
+
+static int show_efadv(struct ibv_context *ctx)
+{
+	struct efadv_device_attr attr;
+	int ret;
+
+	ret = efadv_query_device(ctx, &attr, sizeof(attr));
+	if (ret) {
+		fprintf(stderr, "sefa_probe: efadv_query_device: %s\n",
+			strerror(ret));
+		return 1;
+	}
+	printf("max_sq_wr %u\nmax_rq_wr %u\nmax_sq_sge %u\nmax_rq_sge %u\n"
+	       "inline_buf_size %u\ndevice_caps 0x%x\nmax_rdma_size %u\n",
+	       attr.max_sq_wr, attr.max_rq_wr, attr.max_sq_sge,
+	       attr.max_rq_sge, attr.inline_buf_size, attr.device_caps,
+	       attr.max_rdma_size);
+	return ibv_close_device(ctx) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_context *ctx;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: sefa_probe hold|efadv DEVICE\n");
+		return 2;
+	}
+	ctx = open_dev(argv[2]);
+	if (!ctx)
+		return 1;
+	if (!strcmp(argv[1], "hold"))
+		return hold(ctx);
+	if (!strcmp(argv[1], "efadv"))
+		return show_efadv(ctx);
+	fprintf(stderr, "sefa_probe: unknown command %s\n", argv[1]);
+	return 2;
+}

@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The daemon's uverbs decoders against malformed input.  The "client" is
+ * this very process: the daemon reads and writes its memory through
+ * process_vm_readv/writev exactly as it does a real client's.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <rdma/efa-abi.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/ib_user_ioctl_verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_user_ioctl.h>
+
+#include "softefad.h"
+
+static struct sefa_daemon d;
+static struct sefa_client c;
+static void *unmapped;
+
+static void setup(void)
+{
+	memset(&d, 0, sizeof(d));
+	memset(&c, 0, sizeof(c));
+	pthread_mutex_init(&d.lock, NULL);
+	d.profile = sefa_profile_find("efa");
+	d.abi = SEFA_ABI_IOCTL;
+	memcpy(d.netdev.mac, "\x02\x00\x00\x00\x00\x01", 6);
+	sefa_devices_init(&d, 1);
+	c.d = &d;
+	c.dev = &d.dev[0];
+	c.pid = getpid();
+	c.sock = -1;
+	c.async_fd = -1;
+	c.async_peer_fd = -1;
+
+	/* An address that is certainly not mapped. */
+	unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			-1, 0);
+	ck_assert_ptr_ne(unmapped, MAP_FAILED);
+	munmap(unmapped, 4096);
+}
+
+static int wr(const void *buf, size_t len)
+{
+	return sefa_uverbs_write(&c, (uintptr_t)buf, len);
+}
+
+struct query_port_cmd {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_query_port core;
+};
+
+static void query_port_cmd(struct query_port_cmd *cmd,
+			   struct ib_uverbs_query_port_resp *resp)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->hdr.command = IB_USER_VERBS_CMD_QUERY_PORT;
+	cmd->hdr.in_words = sizeof(*cmd) / 4;
+	cmd->hdr.out_words = sizeof(*resp) / 4;
+	cmd->core.response = (uintptr_t)resp;
+	cmd->core.port_num = 1;
+}
+
+START_TEST(write_short)
+{
+	uint32_t four = 0;
+
+	ck_assert_int_eq(wr(&four, sizeof(four)), -EINVAL);
+	ck_assert_int_eq(wr(&four, 0), -EINVAL);
+}
+END_TEST
+
+START_TEST(write_bad_pointer)
+{
+	ck_assert_int_eq(wr(unmapped, 64), -EFAULT);
+	ck_assert_int_eq(wr(NULL, 64), -EFAULT);
+}
+END_TEST
+
+START_TEST(write_unknown_command)
+{
+	struct ib_uverbs_cmd_hdr hdr = {
+		.command = 63, .in_words = 2, .out_words = 0,
+	};
+
+	ck_assert_int_eq(wr(&hdr, sizeof(hdr)), -EOPNOTSUPP);
+	hdr.command = IB_USER_VERBS_CMD_FLAG_EXTENDED | 40;
+	ck_assert_int_eq(wr(&hdr, sizeof(hdr)), -EOPNOTSUPP);
+	/* bits outside the command and the extended flag */
+	hdr.command = 1 << 20;
+	ck_assert_int_eq(wr(&hdr, sizeof(hdr)), -EINVAL);
+}
+END_TEST
+
+START_TEST(write_needs_context)
+{
+	struct ib_uverbs_query_port_resp resp;
+	struct query_port_cmd cmd;
+
+	query_port_cmd(&cmd, &resp);
+	ck_assert_int_eq(wr(&cmd, sizeof(cmd)), -EINVAL);
+}
+END_TEST
+
+START_TEST(write_in_words)
+{
+	struct ib_uverbs_query_port_resp resp;
+	struct query_port_cmd cmd;
+
+	c.has_ucontext = true;
+	query_port_cmd(&cmd, &resp);
+	cmd.hdr.in_words++;
+	ck_assert_int_eq(wr(&cmd, sizeof(cmd)), -EINVAL);
+	/* consistent, but shorter than the command needs */
+	cmd.hdr.in_words = 4;
+	ck_assert_int_eq(wr(&cmd, 16), -ENOSPC);
+}
+END_TEST
+
+START_TEST(write_out_words)
+{
+	struct ib_uverbs_query_port_resp resp;
+	struct query_port_cmd cmd;
+
+	c.has_ucontext = true;
+	query_port_cmd(&cmd, &resp);
+	cmd.hdr.out_words = sizeof(resp) / 4 - 1;
+	ck_assert_int_eq(wr(&cmd, sizeof(cmd)), -ENOSPC);
+}
+END_TEST
+
+START_TEST(write_bad_response_pointer)
+{
+	struct ib_uverbs_query_port_resp resp;
+	struct query_port_cmd cmd;
+
+	c.has_ucontext = true;
+	query_port_cmd(&cmd, &resp);
+	cmd.core.response = (uintptr_t)unmapped;
+	ck_assert_int_eq(wr(&cmd, sizeof(cmd)), -EFAULT);
+	cmd.core.response = UINT64_MAX - 8;
+	ck_assert_int_eq(wr(&cmd, sizeof(cmd)), -EFAULT);
+}
+END_TEST
+
+START_TEST(write_query_port)
+{
+	struct ib_uverbs_query_port_resp resp;
+	struct query_port_cmd cmd;
+
+	c.has_ucontext = true;
+	query_port_cmd(&cmd, &resp);
+	memset(&resp, 0xff, sizeof(resp));
+	ck_assert_int_eq(wr(&cmd, sizeof(cmd)), sizeof(cmd));
+	ck_assert_int_eq(resp.state, 4);
+	ck_assert_int_eq(resp.max_msg_sz, 8928);
+	ck_assert_int_eq(resp.lid, 0);
+	ck_assert_int_eq(resp.link_layer, 0);
+
+	cmd.core.port_num = 2;
+	ck_assert_int_eq(wr(&cmd, sizeof(cmd)), -EINVAL);
+	cmd.core.port_num = 0;
+	ck_assert_int_eq(wr(&cmd, sizeof(cmd)), -EINVAL);
+}
+END_TEST
+
+struct ex_query_cmd {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_ex_cmd_hdr ex;
+	struct ib_uverbs_ex_query_device core;
+	uint64_t extra;
+};
+
+struct ex_query_resp {
+	struct ib_uverbs_ex_query_device_resp core;
+	struct efa_ibv_ex_query_device_resp efa;
+};
+
+static void ex_query_cmd(struct ex_query_cmd *cmd, struct ex_query_resp *resp)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->hdr.command = IB_USER_VERBS_CMD_FLAG_EXTENDED |
+			   IB_USER_VERBS_EX_CMD_QUERY_DEVICE;
+	cmd->hdr.in_words = sizeof(cmd->core) / 8;
+	cmd->hdr.out_words = sizeof(resp->core) / 8;
+	cmd->ex.response = (uintptr_t)resp;
+	cmd->ex.provider_out_words = sizeof(resp->efa) / 8;
+}
+
+static size_t ex_len(const struct ex_query_cmd *cmd)
+{
+	return sizeof(cmd->hdr) + sizeof(cmd->ex) +
+	       (cmd->hdr.in_words + cmd->ex.provider_in_words) * 8;
+}
+
+START_TEST(write_ex_query_device)
+{
+	struct ex_query_resp resp;
+	struct ex_query_cmd cmd;
+
+	c.has_ucontext = true;
+	ex_query_cmd(&cmd, &resp);
+	ck_assert_int_eq(wr(&cmd, ex_len(&cmd)), ex_len(&cmd));
+	ck_assert_int_eq(resp.core.base.vendor_id, 0x1d0f);
+	ck_assert_int_eq(resp.core.base.vendor_part_id, 0xefa1);
+	ck_assert_int_eq(resp.core.response_length, sizeof(resp.core));
+	ck_assert_int_eq(resp.efa.max_sq_sge, 2);
+	ck_assert_int_eq(resp.efa.max_rq_sge, 3);
+	ck_assert(resp.efa.device_caps & EFA_QUERY_DEVICE_CAPS_RDMA_READ);
+}
+END_TEST
+
+START_TEST(write_ex_malformed)
+{
+	struct ex_query_resp resp;
+	struct ex_query_cmd cmd;
+
+	c.has_ucontext = true;
+	ex_query_cmd(&cmd, &resp);
+	cmd.ex.cmd_hdr_reserved = 1;
+	ck_assert_int_eq(wr(&cmd, ex_len(&cmd)), -EINVAL);
+
+	ex_query_cmd(&cmd, &resp);
+	ck_assert_int_eq(wr(&cmd, ex_len(&cmd) + 8), -EINVAL);
+
+	ex_query_cmd(&cmd, &resp);
+	cmd.hdr.out_words = 1;		/* below response_length */
+	ck_assert_int_eq(wr(&cmd, ex_len(&cmd)), -ENOSPC);
+
+	ex_query_cmd(&cmd, &resp);
+	cmd.ex.response = 0;
+	ck_assert_int_eq(wr(&cmd, ex_len(&cmd)), -EINVAL);
+
+	ex_query_cmd(&cmd, &resp);
+	cmd.core.comp_mask = 1;
+	ck_assert_int_eq(wr(&cmd, ex_len(&cmd)), -EINVAL);
+
+	/* a longer request from newer userspace must be zero beyond */
+	ex_query_cmd(&cmd, &resp);
+	cmd.hdr.in_words = 2;
+	cmd.extra = 1;
+	ck_assert_int_eq(wr(&cmd, ex_len(&cmd)), -EOPNOTSUPP);
+	cmd.extra = 0;
+	ck_assert_int_eq(wr(&cmd, ex_len(&cmd)), ex_len(&cmd));
+
+	/* efa insists its query udata input is zero */
+	ex_query_cmd(&cmd, &resp);
+	cmd.ex.provider_in_words = 1;
+	cmd.extra = 5;
+	ck_assert_int_eq(wr(&cmd, ex_len(&cmd)), -EINVAL);
+}
+END_TEST
+
+START_TEST(write_get_context_twice)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_get_context core;
+		struct efa_ibv_alloc_ucontext_cmd efa;
+	} cmd = {};
+	struct {
+		struct ib_uverbs_get_context_resp core;
+		struct efa_ibv_alloc_ucontext_resp efa;
+	} resp;
+
+	cmd.hdr.command = IB_USER_VERBS_CMD_GET_CONTEXT;
+	cmd.hdr.in_words = sizeof(cmd) / 4;
+	cmd.hdr.out_words = sizeof(resp) / 4;
+	cmd.core.response = (uintptr_t)&resp;
+	c.has_ucontext = true;
+	ck_assert_int_eq(wr(&cmd, sizeof(cmd)), -EINVAL);
+
+	/* userspace that does not honour TX batching is refused */
+	c.has_ucontext = false;
+	ck_assert_int_eq(wr(&cmd, sizeof(cmd)), -EOPNOTSUPP);
+	ck_assert(!c.has_ucontext);
+}
+END_TEST
+
+struct ioctl_buf {
+	struct ib_uverbs_ioctl_hdr hdr;
+	struct ib_uverbs_attr attrs[4];
+};
+
+static void ioctl_init(struct ioctl_buf *b, uint16_t obj, uint16_t meth,
+		       unsigned int nattrs)
+{
+	memset(b, 0, sizeof(*b));
+	b->hdr.length = sizeof(b->hdr) + nattrs * sizeof(b->attrs[0]);
+	b->hdr.object_id = obj;
+	b->hdr.method_id = meth;
+	b->hdr.num_attrs = nattrs;
+	b->hdr.driver_id = RDMA_DRIVER_EFA;
+}
+
+static int ioc(struct ioctl_buf *b)
+{
+	return sefa_uverbs_ioctl(&c, RDMA_VERBS_IOCTL, (uintptr_t)b);
+}
+
+static void query_port_ioctl(struct ioctl_buf *b,
+			     struct ib_uverbs_query_port_resp_ex *resp)
+{
+	ioctl_init(b, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT, 2);
+	b->attrs[0].attr_id = UVERBS_ATTR_QUERY_PORT_PORT_NUM;
+	b->attrs[0].len = 8;
+	b->attrs[0].data = 1;
+	b->attrs[1].attr_id = UVERBS_ATTR_QUERY_PORT_RESP;
+	b->attrs[1].len = sizeof(*resp);
+	b->attrs[1].data = (uintptr_t)resp;
+}
+
+START_TEST(ioctl_header)
+{
+	struct ib_uverbs_query_port_resp_ex resp;
+	struct ioctl_buf b;
+
+	c.has_ucontext = true;
+	query_port_ioctl(&b, &resp);
+	ck_assert_int_eq(sefa_uverbs_ioctl(&c, 0x1234, (uintptr_t)&b),
+			 -ENOTTY);
+	ck_assert_int_eq(sefa_uverbs_ioctl(&c, RDMA_VERBS_IOCTL,
+					   (uintptr_t)unmapped), -EFAULT);
+
+	b.hdr.length += 16;
+	ck_assert_int_eq(ioc(&b), -EINVAL);
+	query_port_ioctl(&b, &resp);
+	b.hdr.reserved1 = 1;
+	ck_assert_int_eq(ioc(&b), -EPROTONOSUPPORT);
+	query_port_ioctl(&b, &resp);
+	b.hdr.driver_id = RDMA_DRIVER_MLX5;
+	ck_assert_int_eq(ioc(&b), -EINVAL);
+	query_port_ioctl(&b, &resp);
+	b.hdr.method_id = 200;
+	ck_assert_int_eq(ioc(&b), -EPROTONOSUPPORT);
+
+	query_port_ioctl(&b, &resp);
+	ck_assert_int_eq(ioc(&b), 0);
+	ck_assert_int_eq(resp.legacy_resp.max_msg_sz, 8928);
+	ck_assert(b.attrs[1].flags & UVERBS_ATTR_F_VALID_OUTPUT);
+}
+END_TEST
+
+START_TEST(ioctl_attrs)
+{
+	struct ib_uverbs_query_port_resp_ex resp;
+	struct ioctl_buf b;
+
+	c.has_ucontext = true;
+	/* a mandatory attribute missing */
+	query_port_ioctl(&b, &resp);
+	b.hdr.num_attrs = 1;
+	b.hdr.length -= 16;
+	ck_assert_int_eq(ioc(&b), -EINVAL);
+
+	/* unknown: ignored when optional, refused when mandatory */
+	query_port_ioctl(&b, &resp);
+	b.hdr.num_attrs = 3;
+	b.hdr.length += 16;
+	b.attrs[2].attr_id = 77;
+	ck_assert_int_eq(ioc(&b), 0);
+	b.attrs[2].flags = UVERBS_ATTR_F_MANDATORY;
+	ck_assert_int_eq(ioc(&b), -EPROTONOSUPPORT);
+
+	/* the same attribute twice */
+	b.attrs[2] = b.attrs[0];
+	ck_assert_int_eq(ioc(&b), -EINVAL);
+
+	/* a response buffer of the wrong size, or unwritable */
+	query_port_ioctl(&b, &resp);
+	b.attrs[1].len = 8;
+	ck_assert_int_eq(ioc(&b), -EINVAL);
+	query_port_ioctl(&b, &resp);
+	b.attrs[1].data = (uintptr_t)unmapped;
+	ck_assert_int_eq(ioc(&b), -EFAULT);
+
+	/* reserved attribute bits */
+	query_port_ioctl(&b, &resp);
+	b.attrs[1].attr_data.reserved = 1;
+	ck_assert_int_eq(ioc(&b), -EINVAL);
+
+	/* port number out of range */
+	query_port_ioctl(&b, &resp);
+	b.attrs[0].data = 9;
+	ck_assert_int_eq(ioc(&b), -EINVAL);
+}
+END_TEST
+
+START_TEST(ioctl_invoke_write_probe)
+{
+	struct ioctl_buf b;
+
+	/* libibverbs' has_ioctl_write(): a real kernel answers ENOSPC */
+	ioctl_init(&b, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE, 1);
+	b.attrs[0].attr_id = UVERBS_ATTR_WRITE_CMD;
+	b.attrs[0].len = 8;
+	b.attrs[0].data = IB_USER_VERBS_CMD_QUERY_DEVICE;
+	ck_assert_int_eq(ioc(&b), -ENOSPC);
+
+	b.attrs[0].data = 60;
+	ck_assert_int_eq(ioc(&b), -EOPNOTSUPP);
+}
+END_TEST
+
+START_TEST(ioctl_write_mode)
+{
+	struct ib_uverbs_query_port_resp_ex resp;
+	struct ioctl_buf b;
+
+	d.abi = SEFA_ABI_WRITE;
+	c.has_ucontext = true;
+	query_port_ioctl(&b, &resp);
+	ck_assert_int_eq(ioc(&b), -ENOTTY);
+}
+END_TEST
+
+START_TEST(ioctl_gid_entry)
+{
+	struct ib_uverbs_gid_entry e;
+	struct ioctl_buf b;
+
+	c.has_ucontext = true;
+	ioctl_init(&b, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_GID_ENTRY, 4);
+	b.attrs[0] = (struct ib_uverbs_attr){
+		.attr_id = UVERBS_ATTR_QUERY_GID_ENTRY_PORT, .len = 8, .data = 1 };
+	b.attrs[1] = (struct ib_uverbs_attr){
+		.attr_id = UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX, .len = 8 };
+	b.attrs[2] = (struct ib_uverbs_attr){
+		.attr_id = UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS, .len = 4 };
+	b.attrs[3] = (struct ib_uverbs_attr){
+		.attr_id = UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY,
+		.len = sizeof(e), .data = (uintptr_t)&e };
+	ck_assert_int_eq(ioc(&b), 0);
+	ck_assert_mem_eq(e.gid, d.dev[0].gid, 16);
+
+	b.attrs[1].data = 1;		/* beyond the table */
+	ck_assert_int_eq(ioc(&b), -EINVAL);
+	b.attrs[1].data = 0;
+	b.attrs[2].data = 1;		/* no flags are defined */
+	ck_assert_int_eq(ioc(&b), -EINVAL);
+}
+END_TEST
+
+static Suite *decoder_suite(void)
+{
+	Suite *s = suite_create("softefad decoder");
+	TCase *w = tcase_create("write");
+	TCase *i = tcase_create("ioctl");
+
+	tcase_add_checked_fixture(w, setup, NULL);
+	tcase_add_test(w, write_short);
+	tcase_add_test(w, write_bad_pointer);
+	tcase_add_test(w, write_unknown_command);
+	tcase_add_test(w, write_needs_context);
+	tcase_add_test(w, write_in_words);
+	tcase_add_test(w, write_out_words);
+	tcase_add_test(w, write_bad_response_pointer);
+	tcase_add_test(w, write_query_port);
+	tcase_add_test(w, write_ex_query_device);
+	tcase_add_test(w, write_ex_malformed);
+	tcase_add_test(w, write_get_context_twice);
+	suite_add_tcase(s, w);
+
+	tcase_add_checked_fixture(i, setup, NULL);
+	tcase_add_test(i, ioctl_header);
+	tcase_add_test(i, ioctl_attrs);
+	tcase_add_test(i, ioctl_invoke_write_probe);
+	tcase_add_test(i, ioctl_write_mode);
+	tcase_add_test(i, ioctl_gid_entry);
+	suite_add_tcase(s, i);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(decoder_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
