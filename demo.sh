@@ -38,7 +38,7 @@ run "$SOFTEFA" --run-dir "$RUN" exec --provider stock -- ibv_devinfo -d efa_1
 
 echo
 echo "== efadv_query_device() through our libefa.so.1"
-run "$SOFTEFA" --run-dir "$RUN" exec -- "$TOP/build/bin/sefa_probe" efadv efa_0
+run "$SOFTEFA" --run-dir "$RUN" exec -- "$TOP/build/bin/efadv_probe" efa_0
 
 echo
 echo "== stopping the host"

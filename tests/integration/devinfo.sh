@@ -7,6 +7,7 @@ PROFILE=$2 ABI=$3 PROVIDER=$4
 start_host --profile "$PROFILE" --abi "$ABI" --devices 2
 status=$("$SOFTEFA" --run-dir "$RUN" status)
 
+check_provider "$PROVIDER" ibv_devinfo
 out=$(sx --provider "$PROVIDER" -- ibv_devices)
 for i in 0 1; do
 	guid=$(echo "$status" | awk -v d="efa_$i" '$1 == "device" && $2 == d { print $5 }')

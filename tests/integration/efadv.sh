@@ -3,7 +3,7 @@
 . "$(dirname "$0")/lib.sh" "$1"
 PROFILE=$2
 start_host --profile "$PROFILE"
-out=$(sx --provider ours -- "$BUILD/bin/sefa_probe" efadv efa_0) ||
+out=$(sx --provider ours -- "$BUILD/bin/efadv_probe" efa_0) ||
 	fail "efadv_query_device: $out"
 v() { echo "$out" | awk -v k="$1" '$1 == k { print $2 }'; }
 expect_eq max_sq_wr "$(v max_sq_wr)" 4096

@@ -52,3 +52,22 @@ devinfo_field() {
 expect_eq() {
 	[ "$2" = "$3" ] || fail "$1: expected '$3', got '$2'"
 }
+
+# check_provider ours|stock CMD...: CMD opens a device through the named
+# provider.  Ours logs its context limits at debug level; the stock one
+# logs nothing there.
+check_provider() {
+	local provider=$1 log
+	shift
+	log=$(VERBS_LOG_LEVEL=4 VERBS_LOG_FILE=/dev/stderr \
+		sx --provider "$provider" -- "$@" 2>&1 >/dev/null) ||
+		fail "$provider: $*: $log"
+	if [ "$provider" = ours ]; then
+		echo "$log" | grep -q "efa_alloc_context: sub_cqs" ||
+			fail "$* did not run on our provider: $log"
+	else
+		echo "$log" | grep -q "efa_alloc_context" &&
+			fail "$* ran on our provider, not the stock one: $log"
+	fi
+	return 0
+}

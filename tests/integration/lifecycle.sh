@@ -30,6 +30,7 @@ echo "$out" | grep -q "already runs" ||
 	fail "second start: unclear message: $out"
 
 for provider in ours stock; do
+	check_provider "$provider" "$PROBE" hold efa_0 </dev/null
 	coproc HOLD { sx --provider "$provider" -- "$PROBE" hold efa_0; }
 	read -r -t 10 line <&"${HOLD[0]}" || fail "$provider: probe did not start"
 	expect_eq "$provider probe" "$line" ready

@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * A small verbs program for the integration tests.
+ * A small verbs program for the integration tests.  It links libibverbs
+ * only, so whichever provider "softefa exec" selects drives the device.
  *   sefa_probe hold DEV     open DEV, print "ready", keep it open until
  *                           stdin closes
- *   sefa_probe efadv DEV    print efadv_query_device() of DEV
+ *   sefa_probe threads DEV  query port and GID from several threads at
+ *                           once on one context, checking every answer
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <infiniband/efadv.h>
 #include <infiniband/verbs.h>
 
 static struct ibv_context *open_dev(const char *name)
@@ -46,23 +48,58 @@ static int hold(struct ibv_context *ctx)
 	return ibv_close_device(ctx) ? 1 : 0;
 }
 
-static int show_efadv(struct ibv_context *ctx)
-{
-	struct efadv_device_attr attr;
-	int ret;
+#define NTHREADS	4
+#define NQUERIES	500
 
-	ret = efadv_query_device(ctx, &attr, sizeof(attr));
-	if (ret) {
-		fprintf(stderr, "sefa_probe: efadv_query_device: %s\n",
-			strerror(ret));
+struct worker {
+	pthread_t thread;
+	struct ibv_context *ctx;
+	const struct ibv_port_attr *want;
+	const union ibv_gid *gid;
+	int bad;
+};
+
+static void *query_loop(void *arg)
+{
+	struct worker *w = arg;
+	struct ibv_port_attr attr;
+	union ibv_gid gid;
+	int i;
+
+	for (i = 0; i < NQUERIES; i++) {
+		if (ibv_query_port(w->ctx, 1, &attr) ||
+		    attr.max_msg_sz != w->want->max_msg_sz ||
+		    attr.lid != w->want->lid ||
+		    ibv_query_gid(w->ctx, 1, 0, &gid) ||
+		    memcmp(&gid, w->gid, sizeof(gid)))
+			w->bad++;
+	}
+	return NULL;
+}
+
+/* The shim serialises calls per fd; answers must never cross. */
+static int threads(struct ibv_context *ctx)
+{
+	struct worker w[NTHREADS];
+	struct ibv_port_attr want;
+	union ibv_gid gid;
+	int i, bad = 0;
+
+	if (ibv_query_port(ctx, 1, &want) || ibv_query_gid(ctx, 1, 0, &gid)) {
+		fprintf(stderr, "sefa_probe: query failed\n");
 		return 1;
 	}
-	printf("max_sq_wr %u\nmax_rq_wr %u\nmax_sq_sge %u\nmax_rq_sge %u\n"
-	       "inline_buf_size %u\ndevice_caps 0x%x\nmax_rdma_size %u\n",
-	       attr.max_sq_wr, attr.max_rq_wr, attr.max_sq_sge,
-	       attr.max_rq_sge, attr.inline_buf_size, attr.device_caps,
-	       attr.max_rdma_size);
-	return ibv_close_device(ctx) ? 1 : 0;
+	for (i = 0; i < NTHREADS; i++) {
+		w[i] = (struct worker){ .ctx = ctx, .want = &want, .gid = &gid };
+		if (pthread_create(&w[i].thread, NULL, query_loop, &w[i]))
+			return 1;
+	}
+	for (i = 0; i < NTHREADS; i++) {
+		pthread_join(w[i].thread, NULL);
+		bad += w[i].bad;
+	}
+	printf("%d queries, %d wrong\n", 2 * NTHREADS * NQUERIES, bad);
+	return ibv_close_device(ctx) || bad ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -70,7 +107,7 @@ int main(int argc, char **argv)
 	struct ibv_context *ctx;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: sefa_probe hold|efadv DEVICE\n");
+		fprintf(stderr, "usage: sefa_probe hold|threads DEVICE\n");
 		return 2;
 	}
 	ctx = open_dev(argv[2]);
@@ -78,8 +115,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (!strcmp(argv[1], "hold"))
 		return hold(ctx);
-	if (!strcmp(argv[1], "efadv"))
-		return show_efadv(ctx);
+	if (!strcmp(argv[1], "threads"))
+		return threads(ctx);
 	fprintf(stderr, "sefa_probe: unknown command %s\n", argv[1]);
 	return 2;
 }

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * efadv_probe DEV: print efadv_query_device() of DEV, as a program linked
+ * against libefa.so.1 sees it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <infiniband/efadv.h>
+#include <infiniband/verbs.h>
+
+static struct ibv_context *open_dev(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	if (!ctx)
+		fprintf(stderr, "efadv_probe: cannot open %s: %s\n", name,
+			strerror(errno));
+	if (list)
+		ibv_free_device_list(list);
+	return ctx;
+}
+
+static int show_efadv(struct ibv_context *ctx)
+{
+	struct efadv_device_attr attr;
+	int ret;
+
+	ret = efadv_query_device(ctx, &attr, sizeof(attr));
+	if (ret) {
+		fprintf(stderr, "efadv_probe: efadv_query_device: %s\n",
+			strerror(ret));
+		return 1;
+	}
+	printf("max_sq_wr %u\nmax_rq_wr %u\nmax_sq_sge %u\nmax_rq_sge %u\n"
+	       "inline_buf_size %u\ndevice_caps 0x%x\nmax_rdma_size %u\n",
+	       attr.max_sq_wr, attr.max_rq_wr, attr.max_sq_sge,
+	       attr.max_rq_sge, attr.inline_buf_size, attr.device_caps,
+	       attr.max_rdma_size);
+	return ibv_close_device(ctx) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_context *ctx;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: efadv_probe DEVICE\n");
+		return 2;
+	}
+	ctx = open_dev(argv[1]);
+	return ctx ? show_efadv(ctx) : 1;
+}
