@@ -19,4 +19,28 @@
 #define EFA_QUERY_DEVICE_CAPS_RDMA_WRITE (1 << 5)
 #endif
 
+/*
+ * The driver method on the MR object that reports interconnect ids (Linux
+ * 6.9), in the driver's id namespace, and its attributes.
+ */
+#include <rdma/ib_user_ioctl_cmds.h>
+
+#ifndef EFA_IB_METHOD_MR_QUERY
+#define EFA_IB_METHOD_MR_QUERY (1U << UVERBS_ID_NS_SHIFT)
+#endif
+
+#ifndef EFA_IB_ATTR_QUERY_MR_HANDLE
+#define EFA_IB_ATTR_QUERY_MR_HANDLE			(1U << UVERBS_ID_NS_SHIFT)
+#define EFA_IB_ATTR_QUERY_MR_RESP_IC_ID_VALIDITY	((1U << UVERBS_ID_NS_SHIFT) + 1)
+#define EFA_IB_ATTR_QUERY_MR_RESP_RECV_IC_ID		((1U << UVERBS_ID_NS_SHIFT) + 2)
+#define EFA_IB_ATTR_QUERY_MR_RESP_RDMA_READ_IC_ID	((1U << UVERBS_ID_NS_SHIFT) + 3)
+#define EFA_IB_ATTR_QUERY_MR_RESP_RDMA_RECV_IC_ID	((1U << UVERBS_ID_NS_SHIFT) + 4)
+#endif
+
+#ifndef EFA_QUERY_MR_VALIDITY_RECV_IC_ID
+#define EFA_QUERY_MR_VALIDITY_RECV_IC_ID	(1 << 0)
+#define EFA_QUERY_MR_VALIDITY_RDMA_READ_IC_ID	(1 << 1)
+#define EFA_QUERY_MR_VALIDITY_RDMA_RECV_IC_ID	(1 << 2)
+#endif
+
 #endif /* EFA_ABI_COMPAT_H */
