@@ -52,6 +52,13 @@ static int recv_req(struct sefa_client *c, struct sefa_req *req)
 		    cm->cmsg_type != SCM_CREDENTIALS)
 			continue;
 		memcpy(&cred, CMSG_DATA(cm), sizeof(cred));
+		/*
+		 * pid 0 is the kernel saying it recorded no sender: a
+		 * message queued before SO_PASSCRED took effect.  It came
+		 * from the process that connected.
+		 */
+		if (!cred.pid)
+			continue;
 		/* Only the opener's user (or root) may use the file. */
 		if (cred.uid != c->uid && cred.uid != 0)
 			return -EACCES;
@@ -82,14 +89,17 @@ int sefa_client_install_fd(struct sefa_client *c, int fd, int *client_fd)
 	struct sefa_req req;
 	int ret;
 
+	/* Never hold the daemon lock while a client decides to answer. */
+	pthread_mutex_unlock(&c->d->lock);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
 	if (sendmsg(c->sock, &msg, MSG_NOSIGNAL) != sizeof(r))
-		return -EPIPE;
-
-	ret = recv_req(c, &req);
+		ret = -EPIPE;
+	else
+		ret = recv_req(c, &req);
+	pthread_mutex_lock(&c->d->lock);
 	if (ret)
 		return ret;
 	if (req.op != SEFA_OP_FD_NUM || req.arg > INT32_MAX)
@@ -98,16 +108,29 @@ int sefa_client_install_fd(struct sefa_client *c, int fd, int *client_fd)
 	return 0;
 }
 
+/* One system call on the device, under the daemon lock like the kernel's. */
 static int64_t dispatch(struct sefa_client *c, const struct sefa_req *req)
 {
+	int64_t ret;
+
+	pthread_mutex_lock(&c->d->lock);
 	switch (req->op) {
 	case SEFA_OP_WRITE:
-		return sefa_uverbs_write(c, req->addr, req->len);
+		ret = sefa_uverbs_write(c, req->addr, req->len);
+		break;
 	case SEFA_OP_IOCTL:
-		return sefa_uverbs_ioctl(c, req->arg, req->addr);
+		ret = sefa_uverbs_ioctl(c, req->arg, req->addr);
+		break;
+	case SEFA_OP_MMAP:
+		ret = c->has_ucontext ?
+		      sefa_uverbs_mmap(c, req->arg, req->len, req->addr) :
+		      -EINVAL;
+		break;
 	default:
-		return -EINVAL;
+		ret = -EINVAL;
 	}
+	pthread_mutex_unlock(&c->d->lock);
+	return ret;
 }
 
 static void serve_device(struct sefa_client *c)
@@ -240,7 +263,7 @@ static void *client_thread(void *arg)
 	} else if (!ret && req.op == SEFA_OP_CTL) {
 		serve_control(c, &req);
 	} else if (ret != -EPIPE) {
-		send_reply(c, SEFA_REPLY_DONE, -1, EINVAL);
+		send_reply(c, SEFA_REPLY_DONE, -1, ret ? -ret : EINVAL);
 	}
 
 	client_unlink(c);
@@ -269,8 +292,6 @@ int sefa_client_start(struct sefa_daemon *d, int sock)
 	c->sock = sock;
 	c->pid = cred.pid;
 	c->uid = cred.uid;
-	c->async_fd = -1;
-	c->async_peer_fd = -1;
 	setsockopt(sock, SOL_SOCKET, SO_PASSCRED, &(int){ 1 }, sizeof(int));
 
 	pthread_mutex_lock(&d->lock);

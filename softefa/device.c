@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Identity of the simulated devices: names, GUIDs, GIDs and LIDs. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "softefad.h"
@@ -27,7 +29,7 @@ static uint64_t make_guid(const uint8_t mac[6], unsigned int host,
 	return v;
 }
 
-void sefa_devices_init(struct sefa_daemon *d, unsigned int ndev)
+int sefa_devices_init(struct sefa_daemon *d, unsigned int ndev)
 {
 	unsigned int i;
 	int b;
@@ -35,6 +37,11 @@ void sefa_devices_init(struct sefa_daemon *d, unsigned int ndev)
 	d->ndev = ndev;
 	for (i = 0; i < ndev; i++) {
 		struct sefa_device *dev = &d->dev[i];
+
+		dev->mr = calloc(SEFA_MAX_MR_IDX, sizeof(*dev->mr));
+		dev->mr_gen = calloc(SEFA_MAX_MR_IDX, sizeof(*dev->mr_gen));
+		if (!dev->mr || !dev->mr_gen)
+			return -ENOMEM;
 
 		dev->index = i;
 		dev->profile = d->profile;
@@ -52,6 +59,7 @@ void sefa_devices_init(struct sefa_daemon *d, unsigned int ndev)
 			dev->sm_lid = 1;
 		}
 	}
+	return 0;
 }
 
 void sefa_gid_str(const uint8_t gid[16], char *buf, size_t len)

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -57,6 +58,7 @@ static int (*real_close)(int);
 static int (*real_socket)(int, int, int);
 static int (*real_fstatat)(int, const char *, struct stat *, int);
 static int (*real_fstat)(int, struct stat *);
+static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 
 static void *next_sym(const char *name)
 {
@@ -80,6 +82,7 @@ static void shim_init(void)
 	real_socket = next_sym("socket");
 	real_fstatat = next_sym("fstatat");
 	real_fstat = next_sym("fstat");
+	real_mmap = next_sym("mmap");
 
 	if (sefa_run_dir(run_dir, sizeof(run_dir)))
 		run_dir[0] = 0;
@@ -201,7 +204,7 @@ static int shim_send(int sock, uint32_t op, uint64_t arg, uint64_t addr,
  * file descriptor (the async event file, say); install it and say which
  * number it got.  A vanished daemon is EIO, like a device that went away.
  */
-static int64_t shim_wait(int sock, int *err)
+static int64_t shim_wait(int sock, int *err, int *keep_fd)
 {
 	for (;;) {
 		char cbuf[CMSG_SPACE(sizeof(int))];
@@ -242,17 +245,21 @@ static int64_t shim_wait(int sock, int *err)
 			*err = EIO;
 			return -1;
 		}
+		/* mmap: the memory itself, for the shim to map, not to keep */
+		if (keep_fd)
+			*keep_fd = fd;
 	}
 }
 
 static int64_t shim_call(int fd, struct shim_file *f, uint32_t op,
-			 uint64_t arg, uint64_t addr, uint64_t len)
+			 uint64_t arg, uint64_t addr, uint64_t len, int *keep_fd)
 {
 	int64_t ret;
 	int err = EIO;
 
 	pthread_mutex_lock(&f->lock);
-	ret = shim_send(fd, op, arg, addr, len) ? -1 : shim_wait(fd, &err);
+	ret = shim_send(fd, op, arg, addr, len) ? -1 :
+	      shim_wait(fd, &err, keep_fd);
 	pthread_mutex_unlock(&f->lock);
 	if (ret < 0)
 		errno = err;
@@ -305,7 +312,7 @@ static int open_uverbs(unsigned int index, int flags)
 	fd = daemon_connect(flags & O_CLOEXEC);
 	if (fd < 0)
 		goto err_free;
-	ret = shim_call(fd, f, SEFA_OP_OPEN, index, 0, 0);
+	ret = shim_call(fd, f, SEFA_OP_OPEN, index, 0, 0, NULL);
 	if (ret < 0)
 		goto err_close;
 	err = file_set(fd, f);
@@ -471,7 +478,7 @@ EXPORT ssize_t write(int fd, const void *buf, size_t count)
 		ensure_init();
 		return real_write(fd, buf, count);
 	}
-	return shim_call(fd, f, SEFA_OP_WRITE, 0, (uintptr_t)buf, count);
+	return shim_call(fd, f, SEFA_OP_WRITE, 0, (uintptr_t)buf, count, NULL);
 }
 
 /* A uverbs fd has no read(): never block on the socket behind it. */
@@ -498,7 +505,47 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
 		ensure_init();
 		return real_ioctl(fd, request, arg);
 	}
-	return shim_call(fd, f, SEFA_OP_IOCTL, request, (uintptr_t)arg, 0);
+	return shim_call(fd, f, SEFA_OP_IOCTL, request, (uintptr_t)arg, 0, NULL);
+}
+
+/*
+ * mmap of the uverbs fd: the daemon hands over the memory (a memfd) that
+ * backs the key, and the offset inside it; map that instead.
+ */
+static void *do_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		     off_t off)
+{
+	struct shim_file *f = file_get(fd);
+	int memfd = -1, err;
+	int64_t where;
+	void *p;
+
+	ensure_init();
+	if (!f)
+		return real_mmap(addr, len, prot, flags, fd, off);
+	where = shim_call(fd, f, SEFA_OP_MMAP, off, flags, len, &memfd);
+	if (where < 0) {
+		if (memfd >= 0)
+			real_close(memfd);
+		return MAP_FAILED;
+	}
+	p = real_mmap(addr, len, prot, flags, memfd, where);
+	err = errno;
+	real_close(memfd);
+	errno = err;
+	return p;
+}
+
+EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd,
+		  off_t off)
+{
+	return do_mmap(addr, len, prot, flags, fd, off);
+}
+
+EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd,
+		    off64_t off)
+{
+	return do_mmap(addr, len, prot, flags, fd, off);
 }
 
 EXPORT int close(int fd)

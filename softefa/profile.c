@@ -58,6 +58,7 @@ static const struct sefa_profile profiles[] = {
 		.link_layer = IBV_LINK_LAYER_INFINIBAND,
 		.has_lid = true,
 		.vendor_part_id = 0xefa2,
+		.mr_ic_ids = true,
 		EFA_COMMON_LIMITS,
 	},
 };

@@ -32,11 +32,13 @@ enum sefa_op {
 	SEFA_OP_IOCTL,		/* arg: request, addr: argument */
 	SEFA_OP_FD_NUM,		/* arg: fd number the shim installed */
 	SEFA_OP_CTL,		/* arg: enum sefa_ctl; first message only */
+	SEFA_OP_MMAP,		/* arg: offset (key), len, addr: flags */
 };
 
 enum sefa_ctl {
 	SEFA_CTL_STATUS = 1,
 	SEFA_CTL_STOP,
+	SEFA_CTL_STATS,
 };
 
 struct sefa_req {

@@ -61,11 +61,16 @@ static void run_path(const char *name, char *buf, size_t len)
 	snprintf(buf, len, "%.*s/%s", SEFA_RUN_DIR_MAX, run_dir, name);
 }
 
+/* After a failed control(): errno says why the daemon did not answer. */
 static void no_daemon(void)
 {
-	fprintf(stderr,
-		"softefa: no softefad is running in %s (start one with 'softefa start')\n",
-		run_dir);
+	if (errno == ENOENT || errno == ECONNREFUSED)
+		fprintf(stderr,
+			"softefa: no softefad is running in %s (start one with 'softefa start')\n",
+			run_dir);
+	else
+		fprintf(stderr, "softefa: the softefad in %s does not answer: %s\n",
+			run_dir, strerror(errno));
 }
 
 /*

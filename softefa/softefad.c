@@ -102,6 +102,8 @@ static int listen_on(struct sefa_daemon *d, int *out)
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
+	/* Accepted connections inherit it: every request carries its sender. */
+	setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &(int){ 1 }, sizeof(int));
 	/* Clients of any uid may open the device, as with a 0666 cdev. */
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
 	    chmod(path, 0666) || listen(fd, 64)) {
@@ -299,7 +301,10 @@ int main(int argc, char **argv)
 			netdev ? netdev : "", strerror(-ret));
 		return 1;
 	}
-	sefa_devices_init(d, ndev);
+	if (sefa_devices_init(d, ndev)) {
+		fprintf(stderr, "softefad: out of memory\n");
+		return 1;
+	}
 
 	if (mkdir(d->run_dir, 0755) && errno != EEXIST) {
 		fprintf(stderr, "softefad: %s: %s\n", d->run_dir, strerror(errno));
@@ -327,11 +332,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "softefad: pid file: %s\n", strerror(-ret));
 		goto err_sysfs;
 	}
-	if (log && redirect_log(log))
+	ret = sefa_engine_start(d);
+	if (ret) {
+		fprintf(stderr, "softefad: device engine: %s\n", strerror(-ret));
 		goto err_pid;
+	}
+	if (log && redirect_log(log))
+		goto err_engine;
 	if (ready_fd >= 0) {
 		if (write(ready_fd, "ok\n", 3) != 3)
-			goto err_pid;
+			goto err_engine;
 		close(ready_fd);
 	}
 
@@ -341,11 +351,14 @@ int main(int argc, char **argv)
 	sock_path(d, SEFA_SOCKET_NAME, sockpath, sizeof(sockpath));
 	unlink(sockpath);
 	wait_clients_gone(d);
+	sefa_engine_stop(d);
 	sefa_sysfs_remove(d);
 	sock_path(d, SEFA_PID_NAME, pidpath, sizeof(pidpath));
 	unlink(pidpath);
 	return 0;
 
+err_engine:
+	sefa_engine_stop(d);
 err_pid:
 	sock_path(d, SEFA_PID_NAME, pidpath, sizeof(pidpath));
 	unlink(pidpath);

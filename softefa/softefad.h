@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "efa_io_defs.h"
 #include "proto.h"
 
 struct sefa_client;
@@ -50,6 +51,7 @@ struct sefa_profile {
 	uint32_t max_llq_size;
 	uint16_t max_tx_batch;
 	uint16_t min_sq_wr;
+	bool mr_ic_ids;			/* MR query reports interconnect ids */
 };
 
 const struct sefa_profile *sefa_profile_find(const char *name);
@@ -59,6 +61,27 @@ const struct sefa_profile *sefa_profile_find(const char *name);
 #define SEFA_PKEY_TBL_LEN	1
 #define SEFA_NUM_COMP_VECTORS	1
 
+#define SEFA_PAGE_SIZE		4096
+#define SEFA_MAX_QP_IDX		256	/* QPN low bits; = max_qp */
+#define SEFA_MAX_AH		1024
+#define SEFA_MAX_PD		256
+#define SEFA_MAX_MR_IDX		65536	/* lkey = index << 8 | generation */
+
+struct sefa_qp;
+struct sefa_mr;
+struct sefa_ah;
+
+/* Per-device packet counters, also kept per QP. */
+struct sefa_counters {
+	uint64_t tx_pkts;
+	uint64_t tx_bytes;
+	uint64_t rx_pkts;
+	uint64_t rx_bytes;
+	uint64_t rx_drops;	/* UD: no buffer, bad Q_Key, no such QP */
+	uint64_t rnr_retries;	/* SRD receiver-not-ready, retried */
+	uint64_t errors;	/* error completions */
+};
+
 struct sefa_device {
 	unsigned int index;
 	char name[32];			/* ib device name, efa_N */
@@ -67,6 +90,16 @@ struct sefa_device {
 	uint16_t lid;
 	uint16_t sm_lid;
 	const struct sefa_profile *profile;
+
+	/* The device's object tables, under the daemon lock. */
+	struct sefa_qp *qp[SEFA_MAX_QP_IDX];
+	uint8_t qp_gen[SEFA_MAX_QP_IDX];
+	struct sefa_ah *ah[SEFA_MAX_AH];
+	uint8_t pdn_used[SEFA_MAX_PD];
+	struct sefa_mr **mr;		/* SEFA_MAX_MR_IDX entries */
+	uint8_t *mr_gen;
+	unsigned int mr_hint;
+	struct sefa_counters cnt;
 };
 
 enum sefa_abi_mode {
@@ -89,10 +122,61 @@ struct sefa_daemon {
 	unsigned int ndev;
 	struct sefa_device dev[SEFA_MAX_DEVICES];
 
-	pthread_mutex_t lock;		/* clients list and counters */
+	/*
+	 * The "kernel lock": clients list, every object, and the engine's
+	 * pass over the queues.
+	 */
+	pthread_mutex_t lock;
+	pthread_t engine;
+	bool engine_stop;
+	uint64_t activity;		/* bumped by commands, wakes the engine */
 	struct sefa_client *clients;
 	unsigned int nclients;
 	int stop_pipe[2];
+};
+
+/* A memory region the client may mmap. */
+struct sefa_shm {
+	int fd;
+	void *addr;
+	size_t len;
+	unsigned int refs;
+};
+
+struct sefa_mmap_entry {
+	uint64_t key;
+	struct sefa_shm *shm;
+	size_t off;
+	size_t len;
+};
+
+/*
+ * An event file (async or completion channel).  The client holds one end
+ * of a SOCK_SEQPACKET pair; the daemon keeps both, so it can take back
+ * events that must not be delivered any more (a destroyed object's).
+ */
+struct sefa_event_file {
+	int fd;			/* daemon end */
+	int peer_fd;		/* the client's end, kept open */
+	int client_fd;		/* its number in the client */
+	ino_t ino;
+	size_t reclen;		/* every record has this size */
+	struct sefa_event_file *next;
+};
+
+enum sefa_obj_type {
+	SEFA_OBJ_PD = 1,
+	SEFA_OBJ_MR,
+	SEFA_OBJ_CQ,
+	SEFA_OBJ_QP,
+	SEFA_OBJ_AH,
+};
+
+struct sefa_uobj {
+	enum sefa_obj_type type;
+	uint32_t handle;
+	struct sefa_client *c;
+	unsigned int usecnt;	/* objects that point at this one */
 };
 
 /* An open uverbs fd: the kernel's ib_uverbs_file. */
@@ -108,11 +192,134 @@ struct sefa_client {
 	/* ib_ucontext: present after GET_CONTEXT */
 	atomic_bool has_ucontext;
 	uint32_t efa_comp_mask;		/* what userspace announced */
-	/* Async event file: daemon end and the end handed to the client. */
-	int async_fd;
-	int async_peer_fd;
+	struct sefa_event_file *async;
+	struct sefa_event_file *channels;
 	atomic_uint nobjects;
+
+	struct sefa_uobj **uobj;	/* handle table */
+	unsigned int nuobj;
+	struct sefa_mmap_entry *mmap;
+	unsigned int nmmap;
+	unsigned int mmap_seq;
 };
+
+struct sefa_pd {
+	struct sefa_uobj uobj;
+	struct sefa_device *dev;
+	uint16_t pdn;
+};
+
+struct sefa_mr {
+	struct sefa_uobj uobj;
+	struct sefa_pd *pd;
+	pid_t pid;		/* whose memory: the registering process */
+	uint64_t addr;		/* process virtual address */
+	uint64_t length;
+	uint64_t iova;		/* what work requests address */
+	uint32_t access;	/* IBV_ACCESS_* */
+	uint32_t lkey;		/* = rkey */
+};
+
+struct sefa_ah {
+	struct sefa_uobj uobj;
+	struct sefa_pd *pd;
+	uint16_t ahn;
+	uint8_t gid[16];
+};
+
+struct sefa_cq {
+	struct sefa_uobj uobj;
+	struct sefa_device *dev;
+	uint64_t user_handle;
+	uint32_t depth;			/* entries per sub-CQ */
+	uint16_t entry_size;
+	uint16_t num_sub_cqs;
+	bool with_sgid;
+	struct sefa_shm *ring;
+	struct sefa_shm *db;		/* consumer index and arm, at offset 0 */
+	uint64_t produced[8];		/* per sub-CQ, entries written */
+	struct sefa_event_file *channel;
+	uint32_t comp_events_queued;
+	uint32_t async_events_queued;
+	uint32_t armed_sn;		/* cmd_sn of the arm being served */
+	bool armed;
+	bool fired;			/* the event of armed_sn went out */
+	bool overrun;
+};
+
+#define SEFA_MAX_SUB_CQS 8
+
+/* A send WQE waiting for the receiver (SRD RNR retry). */
+struct sefa_pending {
+	struct efa_io_tx_wqe wqe;
+	uint64_t due_ns;
+	unsigned int retries;
+	struct sefa_pending *next;
+};
+
+struct sefa_qp {
+	struct sefa_uobj uobj;
+	struct sefa_device *dev;
+	struct sefa_pd *pd;
+	struct sefa_cq *send_cq;
+	struct sefa_cq *recv_cq;
+	uint16_t send_sub_cq;
+	uint16_t recv_sub_cq;
+	uint64_t user_handle;
+	int type;			/* IBV_QPT_UD, IBV_QPT_DRIVER (SRD) */
+	int state;			/* enum ibv_qp_state */
+	uint32_t qpn;
+	uint32_t qkey;
+	uint32_t sq_psn;
+	uint8_t rnr_retry;
+	bool sq_sig_all;
+	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge;
+	uint32_t max_inline;
+
+	struct sefa_shm *sq_ring;	/* the LLQ */
+	uint32_t sq_entries;		/* WQEs, a power of two */
+	uint16_t sq_ci;			/* next WQE the device reads */
+	struct sefa_shm *rq_ring;
+	uint32_t rq_entries;		/* RX descriptors, a power of two */
+	uint16_t rq_ci;			/* next descriptor the device uses */
+	struct sefa_shm *db;		/* SQ doorbell at 0, RQ doorbell at 64 */
+
+	struct sefa_pending *pending;
+	uint32_t events_queued;
+	struct sefa_counters cnt;
+};
+
+#define SEFA_SQ_DB_OFF	0
+#define SEFA_RQ_DB_OFF	64
+
+struct sefa_cq_params {
+	uint32_t cqe;
+	uint64_t user_handle;
+	int channel_fd;			/* client fd number, or -1 */
+	uint32_t comp_vector;
+	uint32_t flags;
+};
+
+struct sefa_qp_params {
+	struct sefa_pd *pd;
+	struct sefa_cq *send_cq;
+	struct sefa_cq *recv_cq;
+	uint64_t user_handle;
+	int type;
+	bool sq_sig_all;
+	bool has_srq;
+	uint32_t create_flags;
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_inline;
+};
+
+#ifndef offsetofend
+#define offsetofend(type, member) \
+	(offsetof(type, member) + sizeof(((type *)0)->member))
+#endif
 
 /* uaccess.c: the kernel's copy_from_user()/copy_to_user(). */
 int sefa_copy_from_user(struct sefa_client *c, void *dst, uint64_t src,
@@ -160,6 +367,95 @@ int sefa_invoke_write(struct sefa_cmd *cmd, uint32_t command);
 /* uverbs_ioctl.c */
 int sefa_uverbs_ioctl(struct sefa_client *c, uint64_t request, uint64_t arg);
 
+/* objects.c */
+int sefa_uobj_add(struct sefa_client *c, struct sefa_uobj *u,
+		  enum sefa_obj_type type);
+struct sefa_uobj *sefa_uobj_get(struct sefa_client *c, uint32_t handle,
+				enum sefa_obj_type type);
+void sefa_uobj_del(struct sefa_uobj *u);
+int sefa_pd_alloc(struct sefa_client *c, struct sefa_pd **out);
+int sefa_pd_destroy(struct sefa_pd *pd);
+int sefa_mr_reg(struct sefa_client *c, struct sefa_pd *pd, uint64_t addr,
+		uint64_t length, uint64_t iova, uint32_t access,
+		struct sefa_mr **out);
+int sefa_mr_dereg(struct sefa_mr *mr);
+struct sefa_mr *sefa_mr_lookup(struct sefa_device *dev, uint32_t key,
+			       uint64_t iova, uint64_t len);
+int sefa_ah_create(struct sefa_client *c, struct sefa_pd *pd,
+		   const uint8_t gid[16], struct sefa_ah **out);
+int sefa_ah_destroy(struct sefa_ah *ah);
+uint16_t sefa_ah_find(const struct sefa_pd *pd, const uint8_t gid[16]);
+
+#define SEFA_OBJ(c, handle, type, kind) \
+	((struct type *)sefa_uobj_get(c, handle, kind))
+
+/* shm.c */
+struct sefa_shm *sefa_shm_new(size_t len);
+struct sefa_shm *sefa_shm_get(struct sefa_shm *s);
+void sefa_shm_put(struct sefa_shm *s);
+int sefa_mmap_insert(struct sefa_client *c, struct sefa_shm *s, size_t off,
+		     size_t len, uint64_t *key);
+void sefa_mmap_remove(struct sefa_client *c, struct sefa_shm *s);
+void sefa_mmap_remove_all(struct sefa_client *c);
+int64_t sefa_uverbs_mmap(struct sefa_client *c, uint64_t key, uint64_t len,
+			 uint64_t flags);
+
+/* event.c */
+int sefa_event_file_new(struct sefa_client *c, size_t reclen,
+			struct sefa_event_file **out);
+void sefa_event_file_free(struct sefa_event_file *ef);
+struct sefa_event_file *sefa_channel_lookup(struct sefa_client *c, int fd);
+bool sefa_is_async_fd(struct sefa_client *c, int fd);
+int sefa_event_send(struct sefa_event_file *ef, const void *rec);
+unsigned int sefa_event_purge(struct sefa_event_file *ef, uint64_t element);
+
+/* cq.c */
+struct ib_uverbs_destroy_cq_resp;
+int sefa_cq_create(struct sefa_cmd *cmd, const struct sefa_cq_params *p,
+		   struct sefa_cq **out);
+int sefa_cq_destroy(struct sefa_cq *cq, struct ib_uverbs_destroy_cq_resp *resp);
+void sefa_cq_check_arm(struct sefa_cq *cq);
+bool sefa_cq_write(struct sefa_cq *cq, unsigned int sub,
+		   const struct efa_io_rx_cdesc_ex *e, size_t len);
+void sefa_async_event(struct sefa_client *c, uint64_t element, uint32_t type,
+		      uint32_t *counter);
+
+/* qp.c */
+struct efa_ibv_create_qp_resp;
+struct ib_uverbs_modify_qp;
+struct ib_uverbs_query_qp_resp;
+int sefa_qp_create(struct sefa_cmd *cmd, const struct sefa_qp_params *p,
+		   struct sefa_qp **out, struct efa_ibv_create_qp_resp *resp);
+void sefa_qp_abort(struct sefa_qp *qp);
+uint32_t sefa_qp_destroy(struct sefa_qp *qp);
+struct sefa_qp *sefa_qp_lookup(struct sefa_device *dev, uint32_t qpn);
+int sefa_qp_modify(struct sefa_qp *qp, const struct ib_uverbs_modify_qp *m);
+void sefa_qp_query(const struct sefa_qp *qp, struct ib_uverbs_query_qp_resp *r);
+
+/* engine.c */
+void sefa_qp_flush(struct sefa_qp *qp);
+int sefa_engine_start(struct sefa_daemon *d);
+void sefa_engine_stop(struct sefa_daemon *d);
+
+/* uverbs_cmd.c: the object commands of the write() ABI */
+int sefa_cmd_alloc_pd(struct sefa_cmd *cmd);
+int sefa_cmd_dealloc_pd(struct sefa_cmd *cmd);
+int sefa_cmd_reg_mr(struct sefa_cmd *cmd);
+int sefa_cmd_dereg_mr(struct sefa_cmd *cmd);
+int sefa_cmd_create_comp_channel(struct sefa_cmd *cmd);
+int sefa_cmd_create_cq(struct sefa_cmd *cmd);
+int sefa_cmd_ex_create_cq(struct sefa_cmd *cmd);
+int sefa_cmd_destroy_cq(struct sefa_cmd *cmd);
+int sefa_cmd_create_qp(struct sefa_cmd *cmd);
+int sefa_cmd_modify_qp(struct sefa_cmd *cmd);
+int sefa_cmd_query_qp(struct sefa_cmd *cmd);
+int sefa_cmd_destroy_qp(struct sefa_cmd *cmd);
+int sefa_cmd_create_ah(struct sefa_cmd *cmd);
+int sefa_cmd_destroy_ah(struct sefa_cmd *cmd);
+int sefa_qp_create_cmd(struct sefa_cmd *cmd, const struct sefa_qp_params *p,
+		       struct sefa_qp **out);
+void sefa_objects_release(struct sefa_client *c);
+
 /* uverbs_device.c: device-level commands of ib_uverbs. */
 int sefa_cmd_get_context(struct sefa_cmd *cmd);
 int sefa_cmd_query_device(struct sefa_cmd *cmd);
@@ -191,7 +487,7 @@ int sefa_sysfs_create(const struct sefa_daemon *d);
 void sefa_sysfs_remove(const struct sefa_daemon *d);
 
 /* device.c */
-void sefa_devices_init(struct sefa_daemon *d, unsigned int ndev);
+int sefa_devices_init(struct sefa_daemon *d, unsigned int ndev);
 void sefa_gid_str(const uint8_t gid[16], char *buf, size_t len);
 
 #endif

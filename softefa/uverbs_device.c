@@ -7,36 +7,23 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <rdma/ib_user_verbs.h>
 
 #include "softefad.h"
 
-/*
- * The async event file.  The client gets one end of a SOCK_SEQPACKET pair,
- * so each read() returns one 16-byte ib_uverbs_async_event_desc and poll()
- * works; the daemon keeps both ends, so it can also take back events that
- * must not be delivered any more (a destroyed object's).
- */
+/* The async event file of the context: one per open uverbs fd here. */
 int sefa_alloc_async_fd(struct sefa_client *c, int *client_fd)
 {
-	int sv[2];
 	int ret;
 
-	if (c->async_fd >= 0)
+	if (c->async)
 		return -EINVAL;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
-		return -errno;
-	ret = sefa_client_install_fd(c, sv[1], client_fd);
-	if (ret) {
-		close(sv[0]);
-		close(sv[1]);
+	ret = sefa_event_file_new(c, sizeof(struct ib_uverbs_async_event_desc),
+				  &c->async);
+	if (ret)
 		return ret;
-	}
-	c->async_fd = sv[0];
-	c->async_peer_fd = sv[1];
+	*client_fd = c->async->client_fd;
 	return 0;
 }
 
@@ -136,12 +123,8 @@ int sefa_cmd_query_port(struct sefa_cmd *cmd)
 /* Everything a closed uverbs fd leaves behind goes, as on a real kernel. */
 void sefa_client_release(struct sefa_client *c)
 {
-	if (c->async_fd >= 0) {
-		close(c->async_fd);
-		close(c->async_peer_fd);
-		c->async_fd = -1;
-		c->async_peer_fd = -1;
-	}
+	sefa_objects_release(c);
+	sefa_event_file_free(c->async);
+	c->async = NULL;
 	c->has_ucontext = false;
-	c->nobjects = 0;
 }

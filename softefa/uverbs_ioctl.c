@@ -15,6 +15,7 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_ioctl.h>
 
+#include "efa_abi_compat.h"
 #include "softefad.h"
 
 #define IOCTL_PAGE_SIZE	4096
@@ -25,6 +26,9 @@ enum attr_type {
 	ATTR_PTR_IN,	/* also UVERBS_ATTR_CONST_IN and flags */
 	ATTR_PTR_OUT,
 	ATTR_FD_NEW,
+	ATTR_FD_IN,
+	ATTR_IDR,	/* an existing object, by handle */
+	ATTR_IDR_NEW,	/* the handle of the object made is written back */
 };
 
 struct attr_spec {
@@ -54,7 +58,7 @@ struct bundle {
 	unsigned int nattrs;
 	struct ib_uverbs_attr uattr[MAX_ATTRS];
 	/* for each spec entry, its index in uattr[], or -1 */
-	int present[8];
+	int present[20];
 };
 
 #define IN(_id, _min, _max, _mand) \
@@ -177,6 +181,67 @@ static int copy_to_struct_or_zero(struct bundle *b, uint16_t id,
 	return copy_to(b, id, src, len);
 }
 
+/* Where the kernel writes back into the attribute itself (new ids, fds). */
+static uint64_t attr_data_addr(const struct bundle *b,
+			       const struct ib_uverbs_attr *a)
+{
+	return b->user_attrs + (a - b->uattr) * sizeof(*a) +
+	       offsetof(struct ib_uverbs_attr, data);
+}
+
+/* The object an IDR attribute names: -ENOENT for a bad handle. */
+static struct sefa_uobj *get_obj(const struct bundle *b, uint16_t id,
+				 enum sefa_obj_type type)
+{
+	const struct ib_uverbs_attr *a = get_attr(b, id);
+
+	if (!a || a->data > UINT32_MAX)
+		return NULL;
+	return sefa_uobj_get(b->c, a->data, type);
+}
+
+/* A u32 or u64 PTR_IN; absent means @def. */
+static int get_in(const struct bundle *b, uint16_t id, uint64_t def,
+		  uint64_t *val)
+{
+	const struct ib_uverbs_attr *a = get_attr(b, id);
+
+	*val = def;
+	if (!a)
+		return 0;
+	if (a->len != 4 && a->len != 8)
+		return -EINVAL;
+	*val = 0;
+	memcpy(val, &a->data, a->len);
+	return 0;
+}
+
+static int get_fd(const struct bundle *b, uint16_t id)
+{
+	const struct ib_uverbs_attr *a = get_attr(b, id);
+
+	return a ? (int)(int64_t)a->data : -1;
+}
+
+/* The ucore and udata of an ioctl: only UHW carries driver data. */
+static void bundle_cmd(const struct bundle *b, struct sefa_cmd *cmd)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->c = b->c;
+	cmd->from_ioctl = true;
+	attr_to_ubuf(get_attr(b, UVERBS_ATTR_UHW_IN), &cmd->udata_in);
+	attr_to_ubuf(get_attr(b, UVERBS_ATTR_UHW_OUT), &cmd->udata_out);
+	cmd->udata_out.is_inline = false;
+}
+
+static int set_new_handle(struct bundle *b, uint16_t id, uint32_t handle)
+{
+	uint64_t v = handle;
+
+	return sefa_copy_to_user(b->c, attr_data_addr(b, get_attr(b, id)), &v,
+				 sizeof(v));
+}
+
 static int is_copy_err(int ret)
 {
 	return ret && ret != -ENOENT;
@@ -202,7 +267,7 @@ static int method_invoke_write(struct bundle *b)
 
 static int method_get_context(struct bundle *b)
 {
-	struct sefa_cmd cmd = { .c = b->c, .from_ioctl = true };
+	struct sefa_cmd cmd;
 	uint32_t ncomp = SEFA_NUM_COMP_VECTORS;
 	uint64_t core_support = IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS;
 	int ret;
@@ -218,9 +283,7 @@ static int method_get_context(struct bundle *b)
 
 	if (b->c->has_ucontext)
 		return -EINVAL;
-	attr_to_ubuf(get_attr(b, UVERBS_ATTR_UHW_IN), &cmd.udata_in);
-	attr_to_ubuf(get_attr(b, UVERBS_ATTR_UHW_OUT), &cmd.udata_out);
-	cmd.udata_out.is_inline = false;
+	bundle_cmd(b, &cmd);
 	ret = efa_alloc_ucontext(&cmd);
 	if (ret)
 		return ret;
@@ -323,10 +386,8 @@ static int method_query_gid_table(struct bundle *b)
 
 static int method_async_event_alloc(struct bundle *b)
 {
-	const struct ib_uverbs_attr *a =
-		get_attr(b, UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE);
-	uint64_t at = b->user_attrs + (a - b->uattr) * sizeof(*a) +
-		      offsetof(struct ib_uverbs_attr, data);
+	uint64_t at = attr_data_addr(b,
+		get_attr(b, UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE));
 	int64_t fd64;
 	int fd;
 	int ret;
@@ -340,6 +401,212 @@ static int method_async_event_alloc(struct bundle *b)
 		return ret;
 	fd64 = fd;
 	return sefa_copy_to_user(b->c, at, &fd64, sizeof(fd64));
+}
+
+static int method_pd_destroy(struct bundle *b)
+{
+	struct sefa_pd *pd = (struct sefa_pd *)get_obj(b,
+		UVERBS_ATTR_DESTROY_PD_HANDLE, SEFA_OBJ_PD);
+
+	return pd ? sefa_pd_destroy(pd) : -ENOENT;
+}
+
+static int method_mr_destroy(struct bundle *b)
+{
+	struct sefa_mr *mr = (struct sefa_mr *)get_obj(b,
+		UVERBS_ATTR_DESTROY_MR_HANDLE, SEFA_OBJ_MR);
+
+	return mr ? sefa_mr_dereg(mr) : -ENOENT;
+}
+
+static int method_ah_destroy(struct bundle *b)
+{
+	struct sefa_ah *ah = (struct sefa_ah *)get_obj(b,
+		UVERBS_ATTR_DESTROY_AH_HANDLE, SEFA_OBJ_AH);
+
+	return ah ? sefa_ah_destroy(ah) : -ENOENT;
+}
+
+static int method_cq_create(struct bundle *b)
+{
+	struct sefa_cq_params p = { .channel_fd = -1 };
+	uint64_t cqe, vector, flags;
+	struct sefa_cmd cmd;
+	struct sefa_cq *cq;
+	int ret, evfd;
+
+	ret = get_in(b, UVERBS_ATTR_CREATE_CQ_CQE, 0, &cqe);
+	if (!ret)
+		ret = get_in(b, UVERBS_ATTR_CREATE_CQ_USER_HANDLE, 0,
+			     &p.user_handle);
+	if (!ret)
+		ret = get_in(b, UVERBS_ATTR_CREATE_CQ_COMP_VECTOR, 0, &vector);
+	if (!ret)
+		ret = get_in(b, UVERBS_ATTR_CREATE_CQ_FLAGS, 0, &flags);
+	if (ret)
+		return ret;
+	if (cqe > UINT32_MAX || vector > UINT32_MAX || flags > UINT32_MAX)
+		return -EINVAL;
+	evfd = get_fd(b, UVERBS_ATTR_CREATE_CQ_EVENT_FD);
+	if (evfd >= 0 && !sefa_is_async_fd(b->c, evfd))
+		return -EBADF;
+	p.cqe = cqe;
+	p.comp_vector = vector;
+	p.flags = flags;
+	p.channel_fd = get_fd(b, UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL);
+
+	bundle_cmd(b, &cmd);
+	ret = sefa_cq_create(&cmd, &p, &cq);
+	if (ret)
+		return ret;
+	ret = copy_to(b, UVERBS_ATTR_CREATE_CQ_RESP_CQE, &cq->depth,
+		      sizeof(cq->depth));
+	if (!ret)
+		ret = set_new_handle(b, UVERBS_ATTR_CREATE_CQ_HANDLE,
+				     cq->uobj.handle);
+	if (ret) {
+		struct ib_uverbs_destroy_cq_resp unused;
+
+		sefa_cq_destroy(cq, &unused);
+	}
+	return ret;
+}
+
+static int method_cq_destroy(struct bundle *b)
+{
+	struct sefa_cq *cq = (struct sefa_cq *)get_obj(b,
+		UVERBS_ATTR_DESTROY_CQ_HANDLE, SEFA_OBJ_CQ);
+	const struct ib_uverbs_attr *out = get_attr(b, UVERBS_ATTR_DESTROY_CQ_RESP);
+	struct ib_uverbs_destroy_cq_resp resp;
+	int ret;
+
+	if (!cq)
+		return -ENOENT;
+	ret = sefa_clear_user(b->c, out->data, out->len);
+	if (!ret)
+		ret = sefa_cq_destroy(cq, &resp);
+	if (!ret)
+		ret = copy_to(b, UVERBS_ATTR_DESTROY_CQ_RESP, &resp,
+			      sizeof(resp));
+	return ret;
+}
+
+static int method_qp_create(struct bundle *b)
+{
+	const struct ib_uverbs_attr *cap_attr =
+		get_attr(b, UVERBS_ATTR_CREATE_QP_CAP);
+	struct ib_uverbs_qp_cap cap;
+	struct sefa_qp_params p = {};
+	uint64_t type, flags;
+	struct sefa_cmd cmd;
+	struct sefa_qp *qp;
+	struct sefa_ubuf u;
+	uint32_t qpn;
+	int ret, evfd;
+
+	if (get_attr(b, UVERBS_ATTR_CREATE_QP_XRCD_HANDLE) ||
+	    get_attr(b, UVERBS_ATTR_CREATE_QP_IND_TABLE_HANDLE) ||
+	    get_attr(b, UVERBS_ATTR_CREATE_QP_SOURCE_QPN))
+		return -EOPNOTSUPP;
+	ret = get_const(b, UVERBS_ATTR_CREATE_QP_TYPE, UINT8_MAX, &type);
+	if (!ret)
+		ret = get_in(b, UVERBS_ATTR_CREATE_QP_USER_HANDLE, 0,
+			     &p.user_handle);
+	if (!ret)
+		ret = get_in(b, UVERBS_ATTR_CREATE_QP_FLAGS, 0, &flags);
+	if (ret)
+		return ret;
+	attr_to_ubuf(cap_attr, &u);
+	ret = sefa_ubuf_read(b->c, &u, &cap, sizeof(cap));
+	if (ret)
+		return ret;
+	evfd = get_fd(b, UVERBS_ATTR_CREATE_QP_EVENT_FD);
+	if (evfd >= 0 && !sefa_is_async_fd(b->c, evfd))
+		return -EBADF;
+
+	p.type = type;
+	p.pd = (struct sefa_pd *)get_obj(b, UVERBS_ATTR_CREATE_QP_PD_HANDLE,
+					 SEFA_OBJ_PD);
+	p.send_cq = (struct sefa_cq *)get_obj(b,
+		UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE, SEFA_OBJ_CQ);
+	p.recv_cq = (struct sefa_cq *)get_obj(b,
+		UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE, SEFA_OBJ_CQ);
+	p.has_srq = get_attr(b, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE);
+	p.sq_sig_all = flags & IB_UVERBS_QP_CREATE_SQ_SIG_ALL;
+	p.create_flags = flags & ~(uint64_t)IB_UVERBS_QP_CREATE_SQ_SIG_ALL;
+	p.max_send_wr = cap.max_send_wr;
+	p.max_recv_wr = cap.max_recv_wr;
+	p.max_send_sge = cap.max_send_sge;
+	p.max_recv_sge = cap.max_recv_sge;
+	p.max_inline = cap.max_inline_data;
+
+	bundle_cmd(b, &cmd);
+	ret = sefa_qp_create_cmd(&cmd, &p, &qp);
+	if (ret)
+		return ret;
+	qpn = qp->qpn;
+	ret = copy_to(b, UVERBS_ATTR_CREATE_QP_RESP_CAP, &cap, sizeof(cap));
+	if (!ret)
+		ret = copy_to(b, UVERBS_ATTR_CREATE_QP_RESP_QP_NUM, &qpn,
+			      sizeof(qpn));
+	if (!ret)
+		ret = set_new_handle(b, UVERBS_ATTR_CREATE_QP_HANDLE,
+				     qp->uobj.handle);
+	if (ret)
+		sefa_qp_abort(qp);
+	return ret;
+}
+
+static int method_qp_destroy(struct bundle *b)
+{
+	struct sefa_qp *qp = (struct sefa_qp *)get_obj(b,
+		UVERBS_ATTR_DESTROY_QP_HANDLE, SEFA_OBJ_QP);
+	const struct ib_uverbs_attr *out = get_attr(b, UVERBS_ATTR_DESTROY_QP_RESP);
+	struct ib_uverbs_destroy_qp_resp resp = {};
+	int ret;
+
+	if (!qp)
+		return -ENOENT;
+	ret = sefa_clear_user(b->c, out->data, out->len);
+	if (ret)
+		return ret;
+	resp.events_reported = sefa_qp_destroy(qp);
+	return copy_to(b, UVERBS_ATTR_DESTROY_QP_RESP, &resp, sizeof(resp));
+}
+
+/*
+ * The efa driver's MR query: interconnect ids, each with a validity bit.
+ * The extended profile reports them; a device that does not know them
+ * answers with no bit set, which is legal.
+ */
+static int method_efa_mr_query(struct bundle *b)
+{
+	struct sefa_mr *mr = (struct sefa_mr *)get_obj(b,
+		EFA_IB_ATTR_QUERY_MR_HANDLE, SEFA_OBJ_MR);
+	uint16_t validity = 0, recv = 0, rdma_read = 0, rdma_recv = 0;
+	int ret;
+
+	if (!mr)
+		return -ENOENT;
+	if (mr->pd->dev->profile->mr_ic_ids) {
+		validity = EFA_QUERY_MR_VALIDITY_RECV_IC_ID |
+			   EFA_QUERY_MR_VALIDITY_RDMA_READ_IC_ID |
+			   EFA_QUERY_MR_VALIDITY_RDMA_RECV_IC_ID;
+		recv = mr->pd->dev->index;
+		rdma_read = mr->pd->dev->index;
+		rdma_recv = mr->pd->dev->index;
+	}
+	ret = copy_to(b, EFA_IB_ATTR_QUERY_MR_RESP_RECV_IC_ID, &recv, 2);
+	if (!ret)
+		ret = copy_to(b, EFA_IB_ATTR_QUERY_MR_RESP_RDMA_READ_IC_ID,
+			      &rdma_read, 2);
+	if (!ret)
+		ret = copy_to(b, EFA_IB_ATTR_QUERY_MR_RESP_RDMA_RECV_IC_ID,
+			      &rdma_recv, 2);
+	if (!ret)
+		ret = copy_to(b, EFA_IB_ATTR_QUERY_MR_RESP_IC_ID_VALIDITY,
+			      &validity, 2);
+	return ret;
 }
 
 static const struct attr_spec invoke_write_attrs[] = {
@@ -383,6 +650,79 @@ static const struct attr_spec async_event_alloc_attrs[] = {
 	  .mandatory = true },
 };
 
+#define IDR(_id, _mand)	{ .id = _id, .type = ATTR_IDR, .mandatory = _mand }
+#define IDR_NEW(_id)	{ .id = _id, .type = ATTR_IDR_NEW, .mandatory = true }
+#define FD_IN(_id)	{ .id = _id, .type = ATTR_FD_IN }
+#define U32_IN(_id, _mand)	IN(_id, 4, 4, _mand)
+#define U64_IN(_id, _mand)	IN(_id, 8, 8, _mand)
+
+static const struct attr_spec pd_destroy_attrs[] = {
+	IDR(UVERBS_ATTR_DESTROY_PD_HANDLE, true),
+};
+
+static const struct attr_spec mr_destroy_attrs[] = {
+	IDR(UVERBS_ATTR_DESTROY_MR_HANDLE, true),
+};
+
+static const struct attr_spec ah_destroy_attrs[] = {
+	IDR(UVERBS_ATTR_DESTROY_AH_HANDLE, true),
+};
+
+static const struct attr_spec cq_create_attrs[] = {
+	IDR_NEW(UVERBS_ATTR_CREATE_CQ_HANDLE),
+	U32_IN(UVERBS_ATTR_CREATE_CQ_CQE, true),
+	U64_IN(UVERBS_ATTR_CREATE_CQ_USER_HANDLE, true),
+	FD_IN(UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL),
+	U32_IN(UVERBS_ATTR_CREATE_CQ_COMP_VECTOR, true),
+	FLAGS_IN(UVERBS_ATTR_CREATE_CQ_FLAGS, false),
+	OUT(UVERBS_ATTR_CREATE_CQ_RESP_CQE, 4, 4, true),
+	FD_IN(UVERBS_ATTR_CREATE_CQ_EVENT_FD),
+	UHW_ATTRS,
+};
+
+static const struct attr_spec cq_destroy_attrs[] = {
+	IDR(UVERBS_ATTR_DESTROY_CQ_HANDLE, true),
+	OUT(UVERBS_ATTR_DESTROY_CQ_RESP,
+	    sizeof(struct ib_uverbs_destroy_cq_resp),
+	    sizeof(struct ib_uverbs_destroy_cq_resp), true),
+};
+
+static const struct attr_spec qp_create_attrs[] = {
+	IDR_NEW(UVERBS_ATTR_CREATE_QP_HANDLE),
+	IDR(UVERBS_ATTR_CREATE_QP_XRCD_HANDLE, false),
+	IDR(UVERBS_ATTR_CREATE_QP_PD_HANDLE, false),
+	IDR(UVERBS_ATTR_CREATE_QP_SRQ_HANDLE, false),
+	IDR(UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE, false),
+	IDR(UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE, false),
+	IDR(UVERBS_ATTR_CREATE_QP_IND_TABLE_HANDLE, false),
+	U64_IN(UVERBS_ATTR_CREATE_QP_USER_HANDLE, true),
+	IN(UVERBS_ATTR_CREATE_QP_CAP, sizeof(struct ib_uverbs_qp_cap),
+	   sizeof(struct ib_uverbs_qp_cap), true),
+	CONST_IN(UVERBS_ATTR_CREATE_QP_TYPE, true),
+	FLAGS_IN(UVERBS_ATTR_CREATE_QP_FLAGS, false),
+	U32_IN(UVERBS_ATTR_CREATE_QP_SOURCE_QPN, false),
+	FD_IN(UVERBS_ATTR_CREATE_QP_EVENT_FD),
+	OUT(UVERBS_ATTR_CREATE_QP_RESP_CAP, sizeof(struct ib_uverbs_qp_cap),
+	    sizeof(struct ib_uverbs_qp_cap), true),
+	OUT(UVERBS_ATTR_CREATE_QP_RESP_QP_NUM, 4, 4, true),
+	UHW_ATTRS,
+};
+
+static const struct attr_spec qp_destroy_attrs[] = {
+	IDR(UVERBS_ATTR_DESTROY_QP_HANDLE, true),
+	OUT(UVERBS_ATTR_DESTROY_QP_RESP,
+	    sizeof(struct ib_uverbs_destroy_qp_resp),
+	    sizeof(struct ib_uverbs_destroy_qp_resp), true),
+};
+
+static const struct attr_spec efa_mr_query_attrs[] = {
+	IDR(EFA_IB_ATTR_QUERY_MR_HANDLE, true),
+	OUT(EFA_IB_ATTR_QUERY_MR_RESP_IC_ID_VALIDITY, 2, 2, true),
+	OUT(EFA_IB_ATTR_QUERY_MR_RESP_RECV_IC_ID, 2, 2, true),
+	OUT(EFA_IB_ATTR_QUERY_MR_RESP_RDMA_READ_IC_ID, 2, 2, true),
+	OUT(EFA_IB_ATTR_QUERY_MR_RESP_RDMA_RECV_IC_ID, 2, 2, true),
+};
+
 #define METHOD(_obj, _meth, _fn, _attrs, _udata, _uctx) {		\
 	.object = _obj, .method = _meth, .handler = _fn,		\
 	.attrs = _attrs, .nattrs = sizeof(_attrs) / sizeof(_attrs[0]),	\
@@ -401,6 +741,22 @@ static const struct ioctl_method methods[] = {
 	       method_query_gid_table, query_gid_table_attrs, false, true),
 	METHOD(UVERBS_OBJECT_ASYNC_EVENT, UVERBS_METHOD_ASYNC_EVENT_ALLOC,
 	       method_async_event_alloc, async_event_alloc_attrs, false, true),
+	METHOD(UVERBS_OBJECT_PD, UVERBS_METHOD_PD_DESTROY,
+	       method_pd_destroy, pd_destroy_attrs, false, true),
+	METHOD(UVERBS_OBJECT_MR, UVERBS_METHOD_MR_DESTROY,
+	       method_mr_destroy, mr_destroy_attrs, false, true),
+	METHOD(UVERBS_OBJECT_AH, UVERBS_METHOD_AH_DESTROY,
+	       method_ah_destroy, ah_destroy_attrs, false, true),
+	METHOD(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE,
+	       method_cq_create, cq_create_attrs, true, true),
+	METHOD(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_DESTROY,
+	       method_cq_destroy, cq_destroy_attrs, false, true),
+	METHOD(UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE,
+	       method_qp_create, qp_create_attrs, true, true),
+	METHOD(UVERBS_OBJECT_QP, UVERBS_METHOD_QP_DESTROY,
+	       method_qp_destroy, qp_destroy_attrs, false, true),
+	METHOD(UVERBS_OBJECT_MR, EFA_IB_METHOD_MR_QUERY,
+	       method_efa_mr_query, efa_mr_query_attrs, false, true),
 };
 
 static const struct ioctl_method *find_method(uint16_t object,
@@ -429,6 +785,9 @@ static int check_attr(const struct attr_spec *s,
 			return -EFAULT;
 		return 0;
 	case ATTR_FD_NEW:
+	case ATTR_FD_IN:
+	case ATTR_IDR:
+	case ATTR_IDR_NEW:
 		if (a->attr_data.reserved || a->len)
 			return -EINVAL;
 		return 0;

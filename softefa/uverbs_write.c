@@ -21,9 +21,6 @@ struct write_method {
 	bool is_ex;
 };
 
-#define offsetofend(type, member) \
-	(offsetof(type, member) + sizeof(((type *)0)->member))
-
 static const struct write_method write_methods[] = {
 	[IB_USER_VERBS_CMD_GET_CONTEXT] = {
 		.handler = sefa_cmd_get_context,
@@ -44,6 +41,82 @@ static const struct write_method write_methods[] = {
 		.resp_size = sizeof(struct ib_uverbs_query_port_resp),
 		.has_resp = true,
 	},
+	[IB_USER_VERBS_CMD_ALLOC_PD] = {
+		.handler = sefa_cmd_alloc_pd,
+		.req_size = sizeof(struct ib_uverbs_alloc_pd),
+		.resp_size = sizeof(struct ib_uverbs_alloc_pd_resp),
+		.has_resp = true,
+		.has_udata = true,
+	},
+	[IB_USER_VERBS_CMD_DEALLOC_PD] = {
+		.handler = sefa_cmd_dealloc_pd,
+		.req_size = sizeof(struct ib_uverbs_dealloc_pd),
+	},
+	[IB_USER_VERBS_CMD_CREATE_AH] = {
+		.handler = sefa_cmd_create_ah,
+		.req_size = sizeof(struct ib_uverbs_create_ah),
+		.resp_size = sizeof(struct ib_uverbs_create_ah_resp),
+		.has_resp = true,
+		.has_udata = true,
+	},
+	[IB_USER_VERBS_CMD_DESTROY_AH] = {
+		.handler = sefa_cmd_destroy_ah,
+		.req_size = sizeof(struct ib_uverbs_destroy_ah),
+	},
+	[IB_USER_VERBS_CMD_REG_MR] = {
+		.handler = sefa_cmd_reg_mr,
+		.req_size = sizeof(struct ib_uverbs_reg_mr),
+		.resp_size = sizeof(struct ib_uverbs_reg_mr_resp),
+		.has_resp = true,
+		.has_udata = true,
+	},
+	[IB_USER_VERBS_CMD_DEREG_MR] = {
+		.handler = sefa_cmd_dereg_mr,
+		.req_size = sizeof(struct ib_uverbs_dereg_mr),
+	},
+	[IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL] = {
+		.handler = sefa_cmd_create_comp_channel,
+		.req_size = sizeof(struct ib_uverbs_create_comp_channel),
+		.resp_size = sizeof(struct ib_uverbs_create_comp_channel_resp),
+		.has_resp = true,
+	},
+	[IB_USER_VERBS_CMD_CREATE_CQ] = {
+		.handler = sefa_cmd_create_cq,
+		.req_size = sizeof(struct ib_uverbs_create_cq),
+		.resp_size = sizeof(struct ib_uverbs_create_cq_resp),
+		.has_resp = true,
+		.has_udata = true,
+	},
+	[IB_USER_VERBS_CMD_DESTROY_CQ] = {
+		.handler = sefa_cmd_destroy_cq,
+		.req_size = sizeof(struct ib_uverbs_destroy_cq),
+		.resp_size = sizeof(struct ib_uverbs_destroy_cq_resp),
+		.has_resp = true,
+	},
+	[IB_USER_VERBS_CMD_CREATE_QP] = {
+		.handler = sefa_cmd_create_qp,
+		.req_size = sizeof(struct ib_uverbs_create_qp),
+		.resp_size = sizeof(struct ib_uverbs_create_qp_resp),
+		.has_resp = true,
+		.has_udata = true,
+	},
+	[IB_USER_VERBS_CMD_QUERY_QP] = {
+		.handler = sefa_cmd_query_qp,
+		.req_size = sizeof(struct ib_uverbs_query_qp),
+		.resp_size = sizeof(struct ib_uverbs_query_qp_resp),
+		.has_resp = true,
+	},
+	[IB_USER_VERBS_CMD_MODIFY_QP] = {
+		.handler = sefa_cmd_modify_qp,
+		.req_size = sizeof(struct ib_uverbs_modify_qp),
+		.has_udata = true,
+	},
+	[IB_USER_VERBS_CMD_DESTROY_QP] = {
+		.handler = sefa_cmd_destroy_qp,
+		.req_size = sizeof(struct ib_uverbs_destroy_qp),
+		.resp_size = sizeof(struct ib_uverbs_destroy_qp_resp),
+		.has_resp = true,
+	},
 };
 
 static const struct write_method write_ex_methods[] = {
@@ -52,6 +125,14 @@ static const struct write_method write_ex_methods[] = {
 		.req_size = sizeof(struct ib_uverbs_ex_query_device),
 		.resp_size = offsetofend(struct ib_uverbs_ex_query_device_resp,
 					 response_length),
+		.has_resp = true,
+		.has_udata = true,
+		.is_ex = true,
+	},
+	[IB_USER_VERBS_EX_CMD_CREATE_CQ] = {
+		.handler = sefa_cmd_ex_create_cq,
+		.req_size = sizeof(struct ib_uverbs_ex_create_cq),
+		.resp_size = sizeof(struct ib_uverbs_ex_create_cq_resp),
 		.has_resp = true,
 		.has_udata = true,
 		.is_ex = true,

@@ -11,7 +11,7 @@ check_provider "$PROVIDER" ibv_devinfo
 out=$(sx --provider "$PROVIDER" -- ibv_devices)
 for i in 0 1; do
 	guid=$(echo "$status" | awk -v d="efa_$i" '$1 == "device" && $2 == d { print $5 }')
-	echo "$out" | grep -Eq "^\s+efa_$i\s+$guid\$" ||
+	grep -Eq "^\s+efa_$i\s+$guid\$" <<<"$out" ||
 		fail "ibv_devices lacks efa_$i $guid: $out"
 done
 

@@ -63,10 +63,10 @@ check_provider() {
 		sx --provider "$provider" -- "$@" 2>&1 >/dev/null) ||
 		fail "$provider: $*: $log"
 	if [ "$provider" = ours ]; then
-		echo "$log" | grep -q "efa_alloc_context: sub_cqs" ||
+		grep -q "efa_alloc_context: sub_cqs" <<<"$log" ||
 			fail "$* did not run on our provider: $log"
 	else
-		echo "$log" | grep -q "efa_alloc_context" &&
+		grep -q "efa_alloc_context" <<<"$log" &&
 			fail "$* ran on our provider, not the stock one: $log"
 	fi
 	return 0

@@ -9,7 +9,7 @@ for cmd in status stop "exec -- ibv_devices"; do
 	if out=$("$SOFTEFA" --run-dir "$RUN" $cmd 2>&1); then
 		fail "softefa $cmd without a daemon succeeded"
 	fi
-	echo "$out" | grep -q "no softefad is running in $RUN" ||
+	grep -q "no softefad is running in $RUN" <<<"$out" ||
 		fail "softefa $cmd: unclear message: $out"
 done
 
@@ -20,13 +20,13 @@ done
 	fail "start accepted zero devices"
 out=$("$SOFTEFA" --run-dir "$RUN" start --netdev no-such-if 2>&1) &&
 	fail "start accepted a missing netdev"
-echo "$out" | grep -q "network interface no-such-if" ||
+grep -q "network interface no-such-if" <<<"$out" ||
 	fail "start with a missing netdev: no clear message: $out"
 
 start_host
 out=$("$SOFTEFA" --run-dir "$RUN" start 2>&1) &&
 	fail "a second daemon on the same run directory was started"
-echo "$out" | grep -q "already runs" ||
+grep -q "already runs" <<<"$out" ||
 	fail "second start: unclear message: $out"
 
 for provider in ours stock; do

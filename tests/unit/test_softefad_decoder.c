@@ -32,13 +32,11 @@ static void setup(void)
 	d.profile = sefa_profile_find("efa");
 	d.abi = SEFA_ABI_IOCTL;
 	memcpy(d.netdev.mac, "\x02\x00\x00\x00\x00\x01", 6);
-	sefa_devices_init(&d, 1);
+	ck_assert_int_eq(sefa_devices_init(&d, 1), 0);
 	c.d = &d;
 	c.dev = &d.dev[0];
 	c.pid = getpid();
 	c.sock = -1;
-	c.async_fd = -1;
-	c.async_peer_fd = -1;
 
 	/* An address that is certainly not mapped. */
 	unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,

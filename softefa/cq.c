@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Completion queues: creation with the efa driver's udata, completion
+ * entries written with the right phase into the right sub-CQ, arming through
+ * the CQ doorbell, completion events, and overrun.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/efa-abi.h>
+#include <rdma/ib_user_verbs.h>
+
+#include "softefad.h"
+
+int sefa_cq_create(struct sefa_cmd *cmd, const struct sefa_cq_params *p,
+		   struct sefa_cq **out)
+{
+	struct sefa_client *c = cmd->c;
+	const struct sefa_profile *prof = c->dev->profile;
+	struct efa_ibv_create_cq_resp resp = {};
+	struct efa_ibv_create_cq ucmd;
+	struct sefa_event_file *ch = NULL;
+	struct sefa_cq *cq;
+	size_t ring_len;
+	int ret;
+
+	/* The efa driver's rules for its udata. */
+	if (cmd->udata_in.len < offsetofend(struct efa_ibv_create_cq,
+					    num_sub_cqs))
+		return -EINVAL;
+	ret = sefa_udata_in(cmd, &ucmd, sizeof(ucmd));
+	if (ret)
+		return ret;
+	ret = sefa_ubuf_is_zero_from(c, &cmd->udata_in, sizeof(ucmd));
+	if (ret <= 0)
+		return ret ? ret : -EINVAL;
+	if (ucmd.comp_mask || ucmd.reserved_58[0] || ucmd.reserved_58[1] ||
+	    ucmd.reserved_58[2] || ucmd.reserved_58[3] || ucmd.reserved_58[4])
+		return -EINVAL;
+	if (ucmd.flags & ~(EFA_CREATE_CQ_WITH_COMPLETION_CHANNEL |
+			   EFA_CREATE_CQ_WITH_SGID))
+		return -EINVAL;
+	if ((ucmd.flags & EFA_CREATE_CQ_WITH_SGID) &&
+	    !(prof->device_caps & EFA_QUERY_DEVICE_CAPS_CQ_WITH_SGID))
+		return -EOPNOTSUPP;
+	if (ucmd.cq_entry_size != EFA_IO_CQE_EX_SIZE &&
+	    !(ucmd.cq_entry_size == EFA_IO_CQE_SIZE &&
+	      !(ucmd.flags & EFA_CREATE_CQ_WITH_SGID)))
+		return -EINVAL;
+	if (ucmd.num_sub_cqs != prof->sub_cqs_per_cq)
+		return -EINVAL;
+	if (p->flags)
+		return -EOPNOTSUPP;
+	if (!p->cqe || p->cqe > prof->max_cqe)
+		return -EINVAL;
+	if (p->comp_vector >= SEFA_NUM_COMP_VECTORS)
+		return -EINVAL;
+	if (p->channel_fd >= 0) {
+		if (!(prof->device_caps & EFA_QUERY_DEVICE_CAPS_CQ_NOTIFICATIONS))
+			return -EOPNOTSUPP;
+		ch = sefa_channel_lookup(c, p->channel_fd);
+		if (!ch)
+			return -EBADF;
+	}
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return -ENOMEM;
+	cq->dev = c->dev;
+	cq->user_handle = p->user_handle;
+	cq->depth = p->cqe;
+	cq->entry_size = ucmd.cq_entry_size;
+	cq->num_sub_cqs = ucmd.num_sub_cqs;
+	cq->with_sgid = ucmd.flags & EFA_CREATE_CQ_WITH_SGID;
+	cq->channel = ch;
+	ring_len = (size_t)cq->entry_size * cq->depth * cq->num_sub_cqs;
+	cq->ring = sefa_shm_new(ring_len);
+	cq->db = sefa_shm_new(SEFA_PAGE_SIZE);
+	if (!cq->ring || !cq->db) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+
+	resp.q_mmap_size = cq->ring->len;
+	resp.comp_mask = EFA_CREATE_CQ_RESP_DB_OFF;
+	resp.db_off = 0;
+	ret = sefa_mmap_insert(c, cq->ring, 0, cq->ring->len,
+			       (uint64_t *)&resp.q_mmap_key);
+	if (ret)
+		goto err_free;
+	ret = sefa_mmap_insert(c, cq->db, 0, SEFA_PAGE_SIZE,
+			       (uint64_t *)&resp.db_mmap_key);
+	if (ret)
+		goto err_mmap;
+	ret = sefa_uobj_add(c, &cq->uobj, SEFA_OBJ_CQ);
+	if (ret)
+		goto err_mmap;
+	resp.cq_idx = cq->uobj.handle;
+	ret = sefa_udata_out(cmd, &resp, sizeof(resp));
+	if (ret)
+		goto err_uobj;
+	*out = cq;
+	return 0;
+
+err_uobj:
+	sefa_uobj_del(&cq->uobj);
+err_mmap:
+	sefa_mmap_remove(c, cq->ring);
+	sefa_mmap_remove(c, cq->db);
+err_free:
+	sefa_shm_put(cq->ring);
+	sefa_shm_put(cq->db);
+	free(cq);
+	return ret;
+}
+
+/*
+ * Destroy: refuse while QPs use it; report the events queued minus those
+ * still unread, which are taken back.
+ */
+int sefa_cq_destroy(struct sefa_cq *cq, struct ib_uverbs_destroy_cq_resp *resp)
+{
+	struct sefa_client *c = cq->uobj.c;
+
+	if (cq->uobj.usecnt)
+		return -EBUSY;
+	resp->comp_events_reported = cq->comp_events_queued -
+		sefa_event_purge(cq->channel, cq->user_handle);
+	resp->async_events_reported = cq->async_events_queued -
+		sefa_event_purge(c->async, cq->user_handle);
+	sefa_mmap_remove(c, cq->ring);
+	sefa_mmap_remove(c, cq->db);
+	sefa_shm_put(cq->ring);
+	sefa_shm_put(cq->db);
+	sefa_uobj_del(&cq->uobj);
+	free(cq);
+	return 0;
+}
+
+static uint32_t cq_doorbell(const struct sefa_cq *cq)
+{
+	return __atomic_load_n((uint32_t *)cq->db->addr, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Follow the arm requests the provider writes into the doorbell.  An arm
+ * carries a command sequence number that the provider advances once per
+ * event it took; a request counts once, and a newer sequence number re-arms
+ * even if the poll path already overwrote the arm bit.
+ */
+void sefa_cq_check_arm(struct sefa_cq *cq)
+{
+	uint32_t db, sn;
+
+	if (!cq->channel)
+		return;
+	db = cq_doorbell(cq);
+	sn = (db & EFA_IO_REGS_CQ_DB_CMD_SN_MASK) >> EFA_IO_REGS_CQ_DB_CMD_SN_SHIFT;
+	if (cq->armed)
+		return;
+	if ((db & EFA_IO_REGS_CQ_DB_ARM) && !(cq->fired && sn == cq->armed_sn)) {
+		cq->armed = true;
+		cq->armed_sn = sn;
+	} else if (cq->fired && sn != cq->armed_sn) {
+		cq->armed = true;
+		cq->armed_sn = sn;
+	}
+}
+
+static void cq_event(struct sefa_cq *cq)
+{
+	struct ib_uverbs_comp_event_desc ev = { .cq_handle = cq->user_handle };
+
+	sefa_cq_check_arm(cq);
+	if (!cq->armed)
+		return;
+	cq->armed = false;
+	cq->fired = true;
+	if (!sefa_event_send(cq->channel, &ev))
+		cq->comp_events_queued++;
+}
+
+void sefa_async_event(struct sefa_client *c, uint64_t element, uint32_t type,
+		      uint32_t *counter)
+{
+	struct ib_uverbs_async_event_desc ev = {
+		.element = element, .event_type = type,
+	};
+
+	if (c->async && !sefa_event_send(c->async, &ev) && counter)
+		(*counter)++;
+}
+
+/*
+ * Room for one more entry?  The provider writes its consumer index into the
+ * doorbell after every poll; the CQ holds as many entries as it reported.
+ */
+static bool cq_has_room(struct sefa_cq *cq)
+{
+	uint32_t total = 0;
+	uint16_t cc = cq_doorbell(cq) & EFA_IO_REGS_CQ_DB_CONSUMER_INDEX_MASK;
+	unsigned int i;
+
+	for (i = 0; i < cq->num_sub_cqs; i++)
+		total += cq->produced[i];
+	return (uint16_t)(total - cc) < cq->depth;
+}
+
+/*
+ * Write one completion entry.  @e holds everything but the phase; the byte
+ * carrying the phase is stored last, with release order, so a provider that
+ * sees the new phase sees the whole entry.  Returns false on overrun.
+ */
+bool sefa_cq_write(struct sefa_cq *cq, unsigned int sub,
+		   const struct efa_io_rx_cdesc_ex *e, size_t len)
+{
+	uint32_t idx;
+	uint8_t *slot, flags;
+
+	if (cq->overrun || sub >= cq->num_sub_cqs)
+		return false;
+	if (!cq_has_room(cq)) {
+		cq->overrun = true;
+		sefa_async_event(cq->uobj.c, cq->user_handle, IBV_EVENT_CQ_ERR,
+				 &cq->async_events_queued);
+		return false;
+	}
+
+	idx = cq->produced[sub] % cq->depth;
+	slot = (uint8_t *)cq->ring->addr +
+	       ((size_t)sub * cq->depth + idx) * cq->entry_size;
+	/* Lap 0 carries phase 1: the ring starts zeroed. */
+	flags = e->base.common.flags & ~EFA_IO_CDESC_COMMON_PHASE;
+	if (!((cq->produced[sub] / cq->depth) & 1))
+		flags |= EFA_IO_CDESC_COMMON_PHASE;
+
+	if (len > cq->entry_size)
+		len = cq->entry_size;
+	memcpy(slot, e, offsetof(struct efa_io_cdesc_common, flags));
+	memcpy(slot + offsetof(struct efa_io_cdesc_common, qp_num),
+	       &e->base.common.qp_num,
+	       len - offsetof(struct efa_io_cdesc_common, qp_num));
+	__atomic_store_n(slot + offsetof(struct efa_io_cdesc_common, flags),
+			 flags, __ATOMIC_RELEASE);
+	cq->produced[sub]++;
+	if (cq->channel)
+		cq_event(cq);
+	return true;
+}

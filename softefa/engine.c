@@ -1,0 +1,645 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The device engine: the NIC of every device of this host.  It polls the
+ * send doorbells in shared memory, executes send WQEs, moves payload with
+ * process_vm_readv/writev as its DMA after checking keys, protection
+ * domains, bounds and access rights, consumes receive descriptors, and
+ * writes completions.  Delivery between QPs of this host is the wire.
+ *
+ * UD is unreliable: a packet with no receive buffer, a wrong Q_Key or no
+ * such QP is dropped and counted.  SRD is reliable and at most once: the
+ * sender learns the outcome, and receiver-not-ready is retried per the QP's
+ * rnr_retry (7: forever) before an RNR error completion.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/efa-abi.h>
+
+#include "efa_abi_compat.h"
+#include "softefad.h"
+
+#define RNR_INTERVAL_NS		(1000 * 1000)
+#define DMA_CHUNK		(64 * 1024)
+#define MAX_SGE			16
+
+/* A piece of process memory the engine reads or writes. */
+struct dma_seg {
+	pid_t pid;
+	uint64_t addr;
+	uint64_t len;
+};
+
+static uint8_t bounce[DMA_CHUNK];
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static uint64_t addr64(uint32_t lo, uint32_t hi)
+{
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* The segment of @mr for [iova, iova + len). */
+static struct dma_seg mr_seg(const struct sefa_mr *mr, uint64_t iova,
+			     uint64_t len)
+{
+	return (struct dma_seg){
+		.pid = mr->pid,
+		.addr = mr->addr + (iova - mr->iova),
+		.len = len,
+	};
+}
+
+/*
+ * Copy @len bytes from the source segments to the destination segments.
+ * Returns 0, or -EFAULT when a process no longer has that memory.
+ */
+static int dma_copy(const struct dma_seg *src, unsigned int nsrc,
+		    const struct dma_seg *dst, unsigned int ndst, uint64_t len)
+{
+	uint64_t soff = 0, doff = 0;
+	unsigned int si = 0, di = 0;
+
+	while (len) {
+		uint64_t n = len < DMA_CHUNK ? len : DMA_CHUNK, got = 0;
+
+		while (got < n) {
+			uint64_t k = src[si].len - soff;
+			struct iovec l, r;
+
+			if (k > n - got)
+				k = n - got;
+			l.iov_base = bounce + got;
+			l.iov_len = k;
+			r.iov_base = (void *)(uintptr_t)(src[si].addr + soff);
+			r.iov_len = k;
+			if (process_vm_readv(src[si].pid, &l, 1, &r, 1, 0) !=
+			    (ssize_t)k)
+				return -EFAULT;
+			got += k;
+			soff += k;
+			if (soff == src[si].len) {
+				si++;
+				soff = 0;
+			}
+		}
+		for (got = 0; got < n;) {
+			uint64_t k = dst[di].len - doff;
+			struct iovec l, r;
+
+			if (k > n - got)
+				k = n - got;
+			l.iov_base = bounce + got;
+			l.iov_len = k;
+			r.iov_base = (void *)(uintptr_t)(dst[di].addr + doff);
+			r.iov_len = k;
+			if (process_vm_writev(dst[di].pid, &l, 1, &r, 1, 0) !=
+			    (ssize_t)k)
+				return -EFAULT;
+			got += k;
+			doff += k;
+			if (doff == dst[di].len) {
+				di++;
+				doff = 0;
+			}
+		}
+		len -= n;
+	}
+	return 0;
+}
+
+/* Inline payload lives in the WQE: the source is the engine itself. */
+static int dma_from_inline(const uint8_t *data, uint64_t len,
+			   const struct dma_seg *dst, unsigned int ndst)
+{
+	unsigned int i;
+
+	for (i = 0; i < ndst && len; i++) {
+		uint64_t k = dst[i].len < len ? dst[i].len : len;
+		struct iovec l = { (void *)data, k };
+		struct iovec r = { (void *)(uintptr_t)dst[i].addr, k };
+
+		if (process_vm_writev(dst[i].pid, &l, 1, &r, 1, 0) != (ssize_t)k)
+			return -EFAULT;
+		data += k;
+		len -= k;
+	}
+	return 0;
+}
+
+static struct sefa_device *device_by_gid(struct sefa_daemon *d,
+					 const uint8_t gid[16])
+{
+	unsigned int i;
+
+	for (i = 0; i < d->ndev; i++)
+		if (!memcmp(d->dev[i].gid, gid, 16))
+			return &d->dev[i];
+	return NULL;
+}
+
+static void count_error(struct sefa_qp *qp)
+{
+	qp->cnt.errors++;
+	qp->dev->cnt.errors++;
+}
+
+static void complete_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
+			  int status)
+{
+	struct efa_io_rx_cdesc_ex e = {};
+	unsigned int op = w->meta.ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK;
+
+	if (status == EFA_IO_COMP_STATUS_OK &&
+	    !(w->meta.ctrl2 & EFA_IO_TX_META_DESC_COMP_REQ))
+		return;
+	if (status != EFA_IO_COMP_STATUS_OK)
+		count_error(qp);
+	e.base.common.req_id = w->meta.req_id;
+	e.base.common.status = status;
+	e.base.common.flags = EFA_IO_SEND_QUEUE << EFA_IO_CDESC_COMMON_Q_TYPE_SHIFT |
+			      (op << EFA_IO_CDESC_COMMON_OP_TYPE_SHIFT &
+			       EFA_IO_CDESC_COMMON_OP_TYPE_MASK);
+	e.base.common.qp_num = qp->qpn;
+	sefa_cq_write(qp->send_cq, qp->send_sub_cq, &e,
+		      sizeof(struct efa_io_tx_cdesc));
+}
+
+/*
+ * The local buffers of a send WQE, checked: each key must name a region of
+ * the QP's PD that holds the range.  Returns a status.
+ */
+static int gather_local(struct sefa_qp *qp, const struct efa_io_tx_buf_desc *b,
+			unsigned int n, uint32_t need_access,
+			struct dma_seg *seg, uint64_t *total)
+{
+	unsigned int i;
+
+	*total = 0;
+	for (i = 0; i < n; i++) {
+		uint64_t iova = addr64(b[i].buf_addr_lo, b[i].buf_addr_hi);
+		struct sefa_mr *mr;
+
+		if (b[i].lkey & ~EFA_IO_LKEY_MASK)
+			return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
+		mr = sefa_mr_lookup(qp->dev, b[i].lkey, iova, b[i].length);
+		if (!mr || mr->pd != qp->pd ||
+		    (mr->access & need_access) != need_access)
+			return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
+		seg[i] = mr_seg(mr, iova, b[i].length);
+		*total += b[i].length;
+	}
+	return EFA_IO_COMP_STATUS_OK;
+}
+
+/* Where an AH of @qp points: the target QP, or a status. */
+static int resolve_dest(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
+			struct sefa_qp **out)
+{
+	struct sefa_ah *ah = w->meta.ah < SEFA_MAX_AH ?
+			     qp->dev->ah[w->meta.ah] : NULL;
+	struct sefa_device *tdev;
+	struct sefa_qp *tqp;
+
+	*out = NULL;
+	if (!ah || ah->pd != qp->pd)
+		return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_AH;
+	tdev = device_by_gid(qp->uobj.c->d, ah->gid);
+	if (!tdev)
+		return EFA_IO_COMP_STATUS_LOCAL_ERROR_UNRESP_REMOTE;
+	tqp = sefa_qp_lookup(tdev, w->meta.dest_qp_num);
+	/* A 16-bit QPN on the wire: the device's QPNs fit. */
+	if (!tqp || tqp->type != qp->type ||
+	    (tqp->state != IBV_QPS_RTR && tqp->state != IBV_QPS_RTS &&
+	     tqp->state != IBV_QPS_SQD))
+		return EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_DEST_QPN;
+	if (tqp->qkey != w->meta.qkey)
+		return EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_DEST_QPN;
+	*out = tqp;
+	return EFA_IO_COMP_STATUS_OK;
+}
+
+static uint16_t rq_producer(const struct sefa_qp *qp)
+{
+	return __atomic_load_n((uint32_t *)((uint8_t *)qp->db->addr +
+					    SEFA_RQ_DB_OFF), __ATOMIC_ACQUIRE);
+}
+
+static uint16_t sq_producer(const struct sefa_qp *qp)
+{
+	return __atomic_load_n((uint32_t *)((uint8_t *)qp->db->addr +
+					    SEFA_SQ_DB_OFF), __ATOMIC_ACQUIRE);
+}
+
+/* The RX descriptors of the next receive WR, or 0 when none is posted. */
+static unsigned int next_recv(struct sefa_qp *qp, struct efa_io_rx_desc *d)
+{
+	const struct efa_io_rx_desc *ring = qp->rq_ring ? qp->rq_ring->addr :
+							  NULL;
+	uint16_t avail = rq_producer(qp) - qp->rq_ci;
+	unsigned int n = 0;
+
+	if (!ring)
+		return 0;
+	if (avail > qp->rq_entries)
+		avail = qp->rq_entries;
+	while (n < avail && n < MAX_SGE) {
+		d[n] = ring[(uint16_t)(qp->rq_ci + n) & (qp->rq_entries - 1)];
+		if (d[n++].lkey_ctrl & EFA_IO_RX_DESC_LAST)
+			return n;
+	}
+	return 0;
+}
+
+static void complete_recv(struct sefa_qp *tqp, const struct efa_io_rx_desc *d,
+			  int status, const struct sefa_qp *src,
+			  const struct efa_io_tx_wqe *w, uint64_t len)
+{
+	struct efa_io_rx_cdesc_ex e = {};
+
+	if (status != EFA_IO_COMP_STATUS_OK)
+		count_error(tqp);
+	e.base.common.req_id = d->req_id;
+	e.base.common.status = status;
+	e.base.common.flags = EFA_IO_RECV_QUEUE << EFA_IO_CDESC_COMMON_Q_TYPE_SHIFT;
+	e.base.common.qp_num = tqp->qpn;
+	if (src) {
+		if (w->meta.ctrl1 & EFA_IO_TX_META_DESC_HAS_IMM) {
+			e.base.common.flags |= EFA_IO_CDESC_COMMON_HAS_IMM;
+			e.base.imm = w->meta.immediate_data;
+		}
+		e.base.length = len;
+		e.base.src_qp_num = src->qpn;
+		e.base.ah = sefa_ah_find(tqp->pd, src->dev->gid);
+		if (e.base.ah == EFA_IO_AH_UNKNOWN && tqp->recv_cq->with_sgid)
+			memcpy(e.u.src_addr, src->dev->gid, 16);
+	}
+	sefa_cq_write(tqp->recv_cq, tqp->recv_sub_cq, &e, sizeof(e));
+}
+
+/* Receive buffers of one WR, checked as the receiver's local writes. */
+static int scatter_local(struct sefa_qp *tqp, const struct efa_io_rx_desc *d,
+			 unsigned int n, struct dma_seg *seg, uint64_t *room)
+{
+	unsigned int i;
+
+	*room = 0;
+	for (i = 0; i < n; i++) {
+		uint64_t iova = addr64(d[i].buf_addr_lo, d[i].buf_addr_hi);
+		struct sefa_mr *mr;
+
+		mr = sefa_mr_lookup(tqp->dev, d[i].lkey_ctrl & EFA_IO_RX_DESC_LKEY_MASK,
+				    iova, d[i].length);
+		if (!mr || mr->pd != tqp->pd ||
+		    !(mr->access & IBV_ACCESS_LOCAL_WRITE))
+			return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
+		seg[i] = mr_seg(mr, iova, d[i].length);
+		*room += d[i].length;
+	}
+	return EFA_IO_COMP_STATUS_OK;
+}
+
+enum { SEND_DONE, SEND_RNR };
+
+static void drop(struct sefa_qp *tqp)
+{
+	tqp->cnt.rx_drops++;
+	tqp->dev->cnt.rx_drops++;
+}
+
+/* SEND and SEND with immediate: one message, at most one MTU. */
+static int exec_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
+		     int *status)
+{
+	bool ud = qp->type == IBV_QPT_UD;
+	bool is_inline = w->meta.ctrl1 & EFA_IO_TX_META_DESC_INLINE_MSG;
+	struct dma_seg src[EFA_IO_TX_DESC_NUM_BUFS], dst[MAX_SGE];
+	struct efa_io_rx_desc rx[MAX_SGE];
+	uint64_t len, room;
+	struct sefa_qp *tqp;
+	unsigned int nrx;
+	int st;
+
+	if (is_inline) {
+		len = w->meta.length;
+		if (len > EFA_IO_TX_DESC_INLINE_MAX_SIZE) {
+			*status = EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH;
+			return SEND_DONE;
+		}
+	} else {
+		if (w->meta.length > EFA_IO_TX_DESC_NUM_BUFS) {
+			*status = EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR;
+			return SEND_DONE;
+		}
+		st = gather_local(qp, w->data.sgl, w->meta.length, 0, src, &len);
+		if (st) {
+			*status = st;
+			return SEND_DONE;
+		}
+	}
+	if (len > qp->dev->profile->mtu) {
+		*status = EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH;
+		return SEND_DONE;
+	}
+
+	st = resolve_dest(qp, w, &tqp);
+	qp->cnt.tx_pkts++;
+	qp->cnt.tx_bytes += len;
+	qp->dev->cnt.tx_pkts++;
+	qp->dev->cnt.tx_bytes += len;
+	if (st == EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_AH) {
+		*status = st;
+		return SEND_DONE;
+	}
+	if (st) {
+		/* Unreliable: the packet is lost and the sender never knows. */
+		if (tqp)
+			drop(tqp);
+		*status = ud ? EFA_IO_COMP_STATUS_OK : st;
+		return SEND_DONE;
+	}
+
+	nrx = next_recv(tqp, rx);
+	if (!nrx) {
+		if (ud) {
+			drop(tqp);
+			*status = EFA_IO_COMP_STATUS_OK;
+			return SEND_DONE;
+		}
+		qp->cnt.rnr_retries++;
+		qp->dev->cnt.rnr_retries++;
+		*status = EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR;
+		return SEND_RNR;
+	}
+
+	st = scatter_local(tqp, rx, nrx, dst, &room);
+	if (!st && len > room)
+		st = ud ? EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH : -1;
+	if (st == -1) {
+		/* SRD: the receiver keeps its buffer, the sender is told. */
+		*status = EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_LENGTH;
+		return SEND_DONE;
+	}
+	if (!st && (is_inline ? dma_from_inline(w->data.inline_data, len, dst, nrx) :
+				dma_copy(src, w->meta.length, dst, nrx, len)))
+		st = EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
+
+	tqp->rq_ci += nrx;
+	complete_recv(tqp, rx, st, qp, w, len);
+	if (!st) {
+		tqp->cnt.rx_pkts++;
+		tqp->cnt.rx_bytes += len;
+		tqp->dev->cnt.rx_pkts++;
+		tqp->dev->cnt.rx_bytes += len;
+	}
+	*status = st && !ud ? EFA_IO_COMP_STATUS_REMOTE_ERROR_ABORT :
+			      EFA_IO_COMP_STATUS_OK;
+	return SEND_DONE;
+}
+
+/* RDMA read over SRD: the target's memory into ours, by its rkey. */
+static int exec_rdma_read(struct sefa_qp *qp, const struct efa_io_tx_wqe *w)
+{
+	const struct efa_io_remote_mem_addr *rm = &w->data.rdma_req.remote_mem;
+	uint64_t raddr = addr64(rm->buf_addr_lo, rm->buf_addr_hi);
+	struct dma_seg local[EFA_IO_TX_DESC_NUM_RDMA_BUFS], remote;
+	struct sefa_qp *tqp;
+	struct sefa_mr *mr;
+	uint64_t len;
+	int st;
+
+	if (qp->type != IBV_QPT_DRIVER ||
+	    !(qp->dev->profile->device_caps & EFA_QUERY_DEVICE_CAPS_RDMA_READ))
+		return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_OP_TYPE;
+	if (w->meta.length != EFA_IO_TX_DESC_NUM_RDMA_BUFS)
+		return EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR;
+	st = gather_local(qp, w->data.rdma_req.local_mem, 1,
+			  IBV_ACCESS_LOCAL_WRITE, local, &len);
+	if (st)
+		return st;
+	if (rm->length > len || rm->length > qp->dev->profile->max_rdma_size)
+		return EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH;
+	st = resolve_dest(qp, w, &tqp);
+	if (st)
+		return st;
+	/* The target must know the initiator: RDMA needs an AH there. */
+	if (sefa_ah_find(tqp->pd, qp->dev->gid) == EFA_IO_AH_UNKNOWN)
+		return EFA_IO_COMP_STATUS_REMOTE_ERROR_UNKNOWN_PEER;
+	mr = sefa_mr_lookup(tqp->dev, rm->rkey, raddr, rm->length);
+	if (!mr || mr->pd != tqp->pd || !(mr->access & IBV_ACCESS_REMOTE_READ))
+		return EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS;
+	remote = mr_seg(mr, raddr, rm->length);
+	local[0].len = rm->length;
+	if (dma_copy(&remote, 1, local, 1, rm->length))
+		return EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS;
+	qp->cnt.rx_bytes += rm->length;
+	qp->dev->cnt.rx_bytes += rm->length;
+	return EFA_IO_COMP_STATUS_OK;
+}
+
+/* Execute one WQE; SEND_RNR keeps it for a retry. */
+static int exec_wqe(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
+		    int *status)
+{
+	const uint8_t need = EFA_IO_TX_META_DESC_FIRST | EFA_IO_TX_META_DESC_LAST;
+
+	if (!(w->meta.ctrl1 & EFA_IO_TX_META_DESC_META_DESC) ||
+	    (w->meta.ctrl2 & need) != need) {
+		*status = EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR;
+		return SEND_DONE;
+	}
+	switch (w->meta.ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK) {
+	case EFA_IO_SEND:
+		return exec_send(qp, w, status);
+	case EFA_IO_RDMA_READ:
+		*status = exec_rdma_read(qp, w);
+		return SEND_DONE;
+	default:
+		*status = EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_OP_TYPE;
+		return SEND_DONE;
+	}
+}
+
+static void add_pending(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
+			uint64_t now)
+{
+	struct sefa_pending *p = calloc(1, sizeof(*p)), **pp;
+
+	if (!p) {
+		complete_send(qp, w, EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR);
+		return;
+	}
+	p->wqe = *w;
+	p->due_ns = now + RNR_INTERVAL_NS;
+	for (pp = &qp->pending; *pp; pp = &(*pp)->next)
+		;
+	*pp = p;
+}
+
+/* Retry receiver-not-ready sends that are due. */
+static unsigned int retry_pending(struct sefa_qp *qp, uint64_t now)
+{
+	struct sefa_pending **pp = &qp->pending, *p;
+	unsigned int work = 0;
+	int status;
+
+	while ((p = *pp)) {
+		if (p->due_ns > now) {
+			pp = &p->next;
+			continue;
+		}
+		work++;
+		if (exec_wqe(qp, &p->wqe, &status) == SEND_RNR &&
+		    (qp->rnr_retry == 7 || p->retries++ < qp->rnr_retry)) {
+			p->due_ns = now + RNR_INTERVAL_NS;
+			pp = &p->next;
+			continue;
+		}
+		complete_send(qp, &p->wqe, status);
+		*pp = p->next;
+		free(p);
+	}
+	return work;
+}
+
+static unsigned int process_sq(struct sefa_qp *qp, uint64_t now)
+{
+	const struct efa_io_tx_wqe *ring = qp->sq_ring->addr;
+	uint16_t pc = sq_producer(qp);
+	unsigned int work = 0;
+
+	/* A doorbell beyond the ring is the provider's bug: do one lap. */
+	while (qp->sq_ci != pc && work < qp->sq_entries) {
+		struct efa_io_tx_wqe w = ring[qp->sq_ci & (qp->sq_entries - 1)];
+		int status;
+
+		qp->sq_ci++;
+		work++;
+		if (qp->state == IBV_QPS_ERR) {
+			complete_send(qp, &w, EFA_IO_COMP_STATUS_FLUSHED);
+			continue;
+		}
+		if (exec_wqe(qp, &w, &status) == SEND_RNR && qp->rnr_retry) {
+			add_pending(qp, &w, now);
+			continue;
+		}
+		complete_send(qp, &w, status);
+	}
+	return work;
+}
+
+/* Everything posted completes with FLUSHED: the QP went to error. */
+void sefa_qp_flush(struct sefa_qp *qp)
+{
+	struct efa_io_rx_desc rx[MAX_SGE];
+	struct sefa_pending *p;
+	unsigned int n;
+
+	while ((p = qp->pending)) {
+		qp->pending = p->next;
+		complete_send(qp, &p->wqe, EFA_IO_COMP_STATUS_FLUSHED);
+		free(p);
+	}
+	while ((n = next_recv(qp, rx))) {
+		qp->rq_ci += n;
+		complete_recv(qp, rx, EFA_IO_COMP_STATUS_FLUSHED, NULL, NULL, 0);
+	}
+}
+
+static unsigned int engine_pass(struct sefa_daemon *d)
+{
+	uint64_t now = now_ns();
+	unsigned int work = 0, i, q;
+
+	for (i = 0; i < d->ndev; i++) {
+		for (q = 0; q < SEFA_MAX_QP_IDX; q++) {
+			struct sefa_qp *qp = d->dev[i].qp[q];
+
+			if (!qp || qp->state < IBV_QPS_RTS)
+				continue;
+			work += process_sq(qp, now);
+			if (qp->pending)
+				work += retry_pending(qp, now);
+		}
+	}
+	return work;
+}
+
+/*
+ * Doorbells are plain stores, so the engine polls.  After traffic it naps
+ * for a few microseconds between passes: a sleeper that wakes preempts the
+ * clients spinning on their CQs, where yielding would queue behind them for
+ * a whole time slice.  Idle for long, it backs off to a millisecond.
+ */
+#define NAP_NS		(20 * 1000)
+#define IDLE_NAPS	5000		/* about 100 ms of naps */
+
+/*
+ * Clients busy-poll their CQs, so with as many spinning clients as CPUs a
+ * plain thread waits a scheduler time slice for every packet.  A NIC does
+ * not queue behind the host's threads: where allowed, the engine runs at a
+ * real-time priority.  It sleeps whenever it finds nothing to do, so it
+ * takes only what the traffic needs.
+ */
+static void engine_priority(void)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+
+	pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+}
+
+static void *engine_main(void *arg)
+{
+	struct sefa_daemon *d = arg;
+	unsigned int idle = 0;
+
+	/* Naps this short are only worth it with a precise timer. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	engine_priority();
+	for (;;) {
+		struct timespec ts = { .tv_nsec = NAP_NS };
+		unsigned int work;
+
+		pthread_mutex_lock(&d->lock);
+		if (d->engine_stop) {
+			pthread_mutex_unlock(&d->lock);
+			return NULL;
+		}
+		work = engine_pass(d);
+		pthread_mutex_unlock(&d->lock);
+
+		if (work) {
+			idle = 0;
+			continue;
+		}
+		if (++idle > IDLE_NAPS)
+			ts.tv_nsec = 1000 * 1000;
+		nanosleep(&ts, NULL);
+	}
+}
+
+int sefa_engine_start(struct sefa_daemon *d)
+{
+	return -pthread_create(&d->engine, NULL, engine_main, d);
+}
+
+void sefa_engine_stop(struct sefa_daemon *d)
+{
+	pthread_mutex_lock(&d->lock);
+	d->engine_stop = true;
+	pthread_mutex_unlock(&d->lock);
+	pthread_join(d->engine, NULL);
+}

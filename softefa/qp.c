@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Queue pairs: creation with the efa driver's udata and rings, the state
+ * machine and its attribute masks, query, destroy, and flushing.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/efa-abi.h>
+#include <rdma/ib_user_verbs.h>
+
+#include "softefad.h"
+
+static bool is_pow2(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static int qp_check_caps(const struct sefa_profile *p,
+			 const struct sefa_qp_params *qp)
+{
+	if (qp->max_send_wr > p->max_sq_wr || qp->max_recv_wr > p->max_rq_wr ||
+	    qp->max_send_sge > p->max_sq_sge ||
+	    qp->max_recv_sge > p->max_rq_sge ||
+	    qp->max_inline > p->inline_buf_size)
+		return -EINVAL;
+	return 0;
+}
+
+/* The efa driver's QP udata; fills the ring geometry. */
+static int qp_udata(struct sefa_cmd *cmd, const struct sefa_qp_params *p,
+		    struct efa_ibv_create_qp *ucmd)
+{
+	const struct sefa_profile *prof = cmd->c->dev->profile;
+	int ret;
+
+	if (cmd->udata_in.len < offsetofend(struct efa_ibv_create_qp,
+					    driver_qp_type))
+		return -EINVAL;
+	ret = sefa_udata_in(cmd, ucmd, sizeof(*ucmd));
+	if (ret)
+		return ret;
+	ret = sefa_ubuf_is_zero_from(cmd->c, &cmd->udata_in, sizeof(*ucmd));
+	if (ret <= 0)
+		return ret ? ret : -EINVAL;
+	if (ucmd->comp_mask)
+		return -EINVAL;
+	if (p->type == IBV_QPT_DRIVER &&
+	    ucmd->driver_qp_type != EFA_QP_DRIVER_TYPE_SRD)
+		return -EOPNOTSUPP;
+	/* The device walks both rings modulo a power of two. */
+	if (ucmd->sq_ring_size % EFA_IO_TX_WQE_SIZE ||
+	    !is_pow2(ucmd->sq_ring_size / EFA_IO_TX_WQE_SIZE) ||
+	    ucmd->sq_ring_size > prof->max_llq_size)
+		return -EINVAL;
+	if (ucmd->rq_ring_size &&
+	    (ucmd->rq_ring_size % EFA_IO_RX_DESC_SIZE ||
+	     !is_pow2(ucmd->rq_ring_size / EFA_IO_RX_DESC_SIZE) ||
+	     ucmd->rq_ring_size / EFA_IO_RX_DESC_SIZE >
+		     (uint64_t)prof->max_rq_wr * prof->max_rq_sge))
+		return -EINVAL;
+	return 0;
+}
+
+static int qp_rings(struct sefa_cmd *cmd, struct sefa_qp *qp,
+		    const struct efa_ibv_create_qp *ucmd,
+		    struct efa_ibv_create_qp_resp *resp)
+{
+	struct sefa_client *c = cmd->c;
+	int ret;
+
+	qp->sq_entries = ucmd->sq_ring_size / EFA_IO_TX_WQE_SIZE;
+	qp->rq_entries = ucmd->rq_ring_size / EFA_IO_RX_DESC_SIZE;
+	qp->sq_ring = sefa_shm_new(ucmd->sq_ring_size);
+	qp->db = sefa_shm_new(SEFA_PAGE_SIZE);
+	if (!qp->sq_ring || !qp->db)
+		return -ENOMEM;
+	if (qp->rq_entries) {
+		qp->rq_ring = sefa_shm_new(ucmd->rq_ring_size);
+		if (!qp->rq_ring)
+			return -ENOMEM;
+	}
+
+	resp->sq_db_offset = SEFA_SQ_DB_OFF;
+	resp->rq_db_offset = SEFA_RQ_DB_OFF;
+	resp->llq_desc_offset = 0;
+	ret = sefa_mmap_insert(c, qp->db, 0, SEFA_PAGE_SIZE,
+			       (uint64_t *)&resp->sq_db_mmap_key);
+	if (!ret)
+		ret = sefa_mmap_insert(c, qp->sq_ring, 0, qp->sq_ring->len,
+				       (uint64_t *)&resp->llq_desc_mmap_key);
+	if (!ret && qp->rq_ring) {
+		ret = sefa_mmap_insert(c, qp->db, 0, SEFA_PAGE_SIZE,
+				       (uint64_t *)&resp->rq_db_mmap_key);
+		if (!ret)
+			ret = sefa_mmap_insert(c, qp->rq_ring, 0,
+					       qp->rq_ring->len,
+					       (uint64_t *)&resp->rq_mmap_key);
+		resp->rq_mmap_size = ucmd->rq_ring_size;
+	}
+	return ret;
+}
+
+static void qp_free(struct sefa_client *c, struct sefa_qp *qp)
+{
+	struct sefa_pending *p;
+
+	while ((p = qp->pending)) {
+		qp->pending = p->next;
+		free(p);
+	}
+	if (qp->sq_ring)
+		sefa_mmap_remove(c, qp->sq_ring);
+	if (qp->rq_ring)
+		sefa_mmap_remove(c, qp->rq_ring);
+	if (qp->db)
+		sefa_mmap_remove(c, qp->db);
+	sefa_shm_put(qp->sq_ring);
+	sefa_shm_put(qp->rq_ring);
+	sefa_shm_put(qp->db);
+	free(qp);
+}
+
+static int qpn_alloc(struct sefa_device *dev, struct sefa_qp *qp)
+{
+	unsigned int i;
+
+	for (i = 0; i < SEFA_MAX_QP_IDX; i++) {
+		if (dev->qp[i])
+			continue;
+		/* Never QPN 0 or 1; a reused slot gets a new QPN. */
+		if (!++dev->qp_gen[i])
+			dev->qp_gen[i] = 1;
+		qp->qpn = dev->qp_gen[i] << 8 | i;
+		dev->qp[i] = qp;
+		return 0;
+	}
+	return -ENOMEM;
+}
+
+int sefa_qp_create(struct sefa_cmd *cmd, const struct sefa_qp_params *p,
+		   struct sefa_qp **out, struct efa_ibv_create_qp_resp *resp)
+{
+	struct sefa_client *c = cmd->c;
+	struct sefa_device *dev = c->dev;
+	struct efa_ibv_create_qp ucmd;
+	struct sefa_qp *qp;
+	unsigned int idx;
+	int ret;
+
+	if (p->type != IBV_QPT_UD && p->type != IBV_QPT_DRIVER)
+		return -EOPNOTSUPP;
+	if (p->has_srq || p->create_flags)
+		return -EOPNOTSUPP;
+	if (!p->pd || !p->send_cq || !p->recv_cq)
+		return -EINVAL;
+	ret = qp_check_caps(dev->profile, p);
+	if (ret)
+		return ret;
+	ret = qp_udata(cmd, p, &ucmd);
+	if (ret)
+		return ret;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return -ENOMEM;
+	memset(resp, 0, sizeof(*resp));
+	ret = qp_rings(cmd, qp, &ucmd, resp);
+	if (ret)
+		goto err_free;
+	ret = qpn_alloc(dev, qp);
+	if (ret)
+		goto err_free;
+	ret = sefa_uobj_add(c, &qp->uobj, SEFA_OBJ_QP);
+	if (ret)
+		goto err_qpn;
+
+	qp->dev = dev;
+	qp->pd = p->pd;
+	qp->send_cq = p->send_cq;
+	qp->recv_cq = p->recv_cq;
+	qp->user_handle = p->user_handle;
+	qp->type = p->type;
+	qp->state = IBV_QPS_RESET;
+	qp->sq_sig_all = p->sq_sig_all;
+	qp->max_send_wr = p->max_send_wr;
+	qp->max_recv_wr = p->max_recv_wr;
+	qp->max_send_sge = p->max_send_sge;
+	qp->max_recv_sge = p->max_recv_sge;
+	qp->max_inline = p->max_inline;
+	/* SRD retries receiver-not-ready forever unless told otherwise. */
+	qp->rnr_retry = 7;
+	/* Spread the queues over the sub-CQs, as the device may. */
+	idx = qp->qpn & (SEFA_MAX_QP_IDX - 1);
+	qp->send_sub_cq = idx % p->send_cq->num_sub_cqs;
+	qp->recv_sub_cq = (idx + 1) % p->recv_cq->num_sub_cqs;
+	resp->send_sub_cq_idx = qp->send_sub_cq;
+	resp->recv_sub_cq_idx = qp->recv_sub_cq;
+
+	qp->pd->uobj.usecnt++;
+	qp->send_cq->uobj.usecnt++;
+	qp->recv_cq->uobj.usecnt++;
+	*out = qp;
+	return 0;
+
+err_qpn:
+	dev->qp[qp->qpn & (SEFA_MAX_QP_IDX - 1)] = NULL;
+err_free:
+	qp_free(c, qp);
+	return ret;
+}
+
+static void qp_unlink(struct sefa_qp *qp)
+{
+	qp->dev->qp[qp->qpn & (SEFA_MAX_QP_IDX - 1)] = NULL;
+	qp->pd->uobj.usecnt--;
+	qp->send_cq->uobj.usecnt--;
+	qp->recv_cq->uobj.usecnt--;
+	sefa_uobj_del(&qp->uobj);
+}
+
+/* The undo of a failed create that got as far as the client's tables. */
+void sefa_qp_abort(struct sefa_qp *qp)
+{
+	struct sefa_client *c = qp->uobj.c;
+
+	qp_unlink(qp);
+	qp_free(c, qp);
+}
+
+uint32_t sefa_qp_destroy(struct sefa_qp *qp)
+{
+	struct sefa_client *c = qp->uobj.c;
+	uint32_t reported;
+
+	reported = qp->events_queued -
+		   sefa_event_purge(c->async, qp->user_handle);
+	qp_unlink(qp);
+	qp_free(c, qp);
+	return reported;
+}
+
+struct sefa_qp *sefa_qp_lookup(struct sefa_device *dev, uint32_t qpn)
+{
+	struct sefa_qp *qp = dev->qp[qpn & (SEFA_MAX_QP_IDX - 1)];
+
+	return qp && qp->qpn == qpn ? qp : NULL;
+}
+
+/*
+ * Attribute masks per transition: what must be given and what may be.  UD
+ * follows the IB table; SRD adds the RNR retry count on RTR to RTS.
+ */
+struct qp_transition {
+	bool valid;
+	uint32_t req;
+	uint32_t opt;
+};
+
+#define Q(s) IBV_QPS_##s
+#define M(x) IBV_QP_##x
+
+static const struct qp_transition ud_table[IBV_QPS_ERR + 1][IBV_QPS_ERR + 1] = {
+	[Q(RESET)] = {
+		[Q(RESET)] = { true },
+		[Q(INIT)] = { true, M(PKEY_INDEX) | M(PORT) | M(QKEY), 0 },
+	},
+	[Q(INIT)] = {
+		[Q(INIT)] = { true, 0, M(PKEY_INDEX) | M(PORT) | M(QKEY) },
+		[Q(RTR)] = { true, 0, M(PKEY_INDEX) | M(QKEY) },
+	},
+	[Q(RTR)] = {
+		[Q(RTS)] = { true, M(SQ_PSN), M(CUR_STATE) | M(QKEY) },
+	},
+	[Q(RTS)] = {
+		[Q(RTS)] = { true, 0, M(CUR_STATE) | M(QKEY) },
+		[Q(SQD)] = { true, 0, M(EN_SQD_ASYNC_NOTIFY) },
+	},
+	[Q(SQD)] = {
+		[Q(RTS)] = { true, 0, M(CUR_STATE) | M(QKEY) },
+		[Q(SQD)] = { true, 0, M(PKEY_INDEX) | M(QKEY) },
+	},
+	[Q(SQE)] = {
+		[Q(RTS)] = { true, 0, M(CUR_STATE) | M(QKEY) },
+	},
+};
+
+#define EFA_MODIFY_SUPPORTED (M(STATE) | M(CUR_STATE) | M(EN_SQD_ASYNC_NOTIFY) | \
+			      M(PKEY_INDEX) | M(PORT) | M(QKEY) | M(SQ_PSN) | \
+			      M(RNR_RETRY))
+
+static const struct qp_transition *transition(const struct sefa_qp *qp,
+					      int cur, int next,
+					      struct qp_transition *tmp)
+{
+	if (next == IBV_QPS_RESET || next == IBV_QPS_ERR) {
+		*tmp = (struct qp_transition){ true, 0, 0 };
+		return tmp;
+	}
+	*tmp = ud_table[cur][next];
+	if (qp->type == IBV_QPT_DRIVER && cur == IBV_QPS_RTR &&
+	    next == IBV_QPS_RTS)
+		tmp->opt |= M(RNR_RETRY);
+	return tmp;
+}
+
+/* Back to the state of a new QP: empty rings, doorbells at zero. */
+static void qp_reset(struct sefa_qp *qp)
+{
+	struct sefa_pending *p;
+
+	while ((p = qp->pending)) {
+		qp->pending = p->next;
+		free(p);
+	}
+	qp->sq_ci = 0;
+	qp->rq_ci = 0;
+	__atomic_store_n((uint32_t *)((uint8_t *)qp->db->addr + SEFA_SQ_DB_OFF),
+			 0, __ATOMIC_RELEASE);
+	__atomic_store_n((uint32_t *)((uint8_t *)qp->db->addr + SEFA_RQ_DB_OFF),
+			 0, __ATOMIC_RELEASE);
+}
+
+int sefa_qp_modify(struct sefa_qp *qp, const struct ib_uverbs_modify_qp *m)
+{
+	uint32_t mask = m->attr_mask;
+	struct qp_transition tmp;
+	const struct qp_transition *t;
+	int cur = qp->state;
+	int next = (mask & M(STATE)) ? m->qp_state : cur;
+
+	if (mask & ~EFA_MODIFY_SUPPORTED)
+		return -EOPNOTSUPP;
+	if (next > IBV_QPS_ERR)
+		return -EINVAL;
+	if ((mask & M(CUR_STATE)) && m->cur_qp_state != cur)
+		return -EINVAL;
+	t = transition(qp, cur, next, &tmp);
+	if (!t->valid)
+		return -EINVAL;
+	if ((mask & t->req) != t->req ||
+	    (mask & ~(t->req | t->opt | M(STATE) | M(CUR_STATE))))
+		return -EINVAL;
+	if ((mask & M(PORT)) && m->port_num != 1)
+		return -EOPNOTSUPP;
+	if ((mask & M(PKEY_INDEX)) && m->pkey_index)
+		return -EOPNOTSUPP;
+	if ((mask & M(RNR_RETRY)) && m->rnr_retry > 7)
+		return -EINVAL;
+
+	if (mask & M(QKEY))
+		qp->qkey = m->qkey;
+	if (mask & M(SQ_PSN))
+		qp->sq_psn = m->sq_psn;
+	if (mask & M(RNR_RETRY))
+		qp->rnr_retry = m->rnr_retry;
+	if (next == IBV_QPS_RESET)
+		qp_reset(qp);
+	else if (next == IBV_QPS_ERR && cur != IBV_QPS_ERR)
+		sefa_qp_flush(qp);
+	qp->state = next;
+	return 0;
+}
+
+void sefa_qp_query(const struct sefa_qp *qp, struct ib_uverbs_query_qp_resp *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->qp_state = qp->state;
+	r->cur_qp_state = qp->state;
+	r->qkey = qp->qkey;
+	r->sq_psn = qp->sq_psn;
+	r->port_num = 1;
+	r->pkey_index = 0;
+	r->rnr_retry = qp->rnr_retry;
+	r->sq_sig_all = qp->sq_sig_all;
+	r->max_send_wr = qp->max_send_wr;
+	r->max_recv_wr = qp->max_recv_wr;
+	r->max_send_sge = qp->max_send_sge;
+	r->max_recv_sge = qp->max_recv_sge;
+	r->max_inline_data = qp->max_inline;
+	r->path_mtu = qp->dev->profile->active_mtu;
+}

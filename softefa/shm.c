@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Device memory shared with a client: rings and doorbell pages live in
+ * memfds that the daemon maps and hands to the client on mmap() of the
+ * uverbs fd, under a key, as rdma_user_mmap_entry_insert() does.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "softefad.h"
+
+struct sefa_shm *sefa_shm_new(size_t len)
+{
+	struct sefa_shm *s;
+
+	len = (len + SEFA_PAGE_SIZE - 1) & ~(size_t)(SEFA_PAGE_SIZE - 1);
+	if (!len)
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->len = len;
+	s->refs = 1;
+	s->fd = memfd_create("softefa", MFD_CLOEXEC);
+	if (s->fd < 0)
+		goto err_free;
+	if (ftruncate(s->fd, len))
+		goto err_close;
+	s->addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
+	if (s->addr == MAP_FAILED)
+		goto err_close;
+	return s;
+
+err_close:
+	close(s->fd);
+err_free:
+	free(s);
+	return NULL;
+}
+
+struct sefa_shm *sefa_shm_get(struct sefa_shm *s)
+{
+	s->refs++;
+	return s;
+}
+
+void sefa_shm_put(struct sefa_shm *s)
+{
+	if (!s || --s->refs)
+		return;
+	munmap(s->addr, s->len);
+	close(s->fd);
+	free(s);
+}
+
+/* Offer @len bytes of @s from @off under a new key of client @c. */
+int sefa_mmap_insert(struct sefa_client *c, struct sefa_shm *s, size_t off,
+		     size_t len, uint64_t *key)
+{
+	struct sefa_mmap_entry *e;
+	unsigned int i;
+
+	for (i = 0; i < c->nmmap; i++)
+		if (!c->mmap[i].shm)
+			break;
+	if (i == c->nmmap) {
+		e = realloc(c->mmap, (c->nmmap + 16) * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		memset(e + c->nmmap, 0, 16 * sizeof(*e));
+		c->mmap = e;
+		c->nmmap += 16;
+	}
+	e = &c->mmap[i];
+	e->shm = sefa_shm_get(s);
+	e->off = off;
+	e->len = len;
+	/* Keys are page offsets, unique for the client's lifetime. */
+	e->key = (uint64_t)++c->mmap_seq * SEFA_PAGE_SIZE;
+	*key = e->key;
+	return 0;
+}
+
+/* Forget every key of @s: existing mappings stay, new ones fail. */
+void sefa_mmap_remove(struct sefa_client *c, struct sefa_shm *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nmmap; i++) {
+		if (c->mmap[i].shm != s)
+			continue;
+		sefa_shm_put(s);
+		memset(&c->mmap[i], 0, sizeof(c->mmap[i]));
+	}
+}
+
+void sefa_mmap_remove_all(struct sefa_client *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nmmap; i++)
+		sefa_shm_put(c->mmap[i].shm);
+	free(c->mmap);
+	c->mmap = NULL;
+	c->nmmap = 0;
+}
+
+/*
+ * mmap(2) of the uverbs fd at offset @key for @len bytes.  Hands the memfd
+ * over and returns the offset inside it where the shim must map.
+ */
+int64_t sefa_uverbs_mmap(struct sefa_client *c, uint64_t key, uint64_t len,
+			 uint64_t flags)
+{
+	struct sefa_mmap_entry *e = NULL;
+	unsigned int i;
+	int fd, ret;
+
+	if (!(flags & MAP_SHARED) || !len || len % SEFA_PAGE_SIZE)
+		return -EINVAL;
+	for (i = 0; i < c->nmmap; i++)
+		if (c->mmap[i].shm && c->mmap[i].key == key)
+			e = &c->mmap[i];
+	if (!e)
+		return -EINVAL;
+	if (len > ((e->len + SEFA_PAGE_SIZE - 1) & ~(uint64_t)(SEFA_PAGE_SIZE - 1)))
+		return -EINVAL;
+	ret = sefa_client_install_fd(c, e->shm->fd, &fd);
+	return ret ? ret : (int64_t)e->off;
+}

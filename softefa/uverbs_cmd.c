@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The object commands of the write() ABI: each decodes its core request,
+ * does the work through the object code shared with the ioctl() ABI, and
+ * writes the core response (the efa driver writes its own udata).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/efa-abi.h>
+#include <rdma/ib_user_verbs.h>
+
+#include "softefad.h"
+
+/* The efa driver refuses driver data it does not know. */
+static int udata_in_empty(struct sefa_cmd *cmd)
+{
+	int ret = sefa_ubuf_is_zero_from(cmd->c, &cmd->udata_in, 0);
+
+	if (ret < 0)
+		return ret;
+	return ret ? 0 : -EINVAL;
+}
+
+int sefa_cmd_alloc_pd(struct sefa_cmd *cmd)
+{
+	struct ib_uverbs_alloc_pd_resp resp = {};
+	struct efa_ibv_alloc_pd_resp uresp = {};
+	struct ib_uverbs_alloc_pd req;
+	struct sefa_pd *pd;
+	int ret;
+
+	ret = sefa_request(cmd, &req, sizeof(req));
+	if (!ret)
+		ret = udata_in_empty(cmd);
+	if (!ret)
+		ret = sefa_pd_alloc(cmd->c, &pd);
+	if (ret)
+		return ret;
+	resp.pd_handle = pd->uobj.handle;
+	uresp.pdn = pd->pdn;
+	ret = sefa_udata_out(cmd, &uresp, sizeof(uresp));
+	if (!ret)
+		ret = sefa_response(cmd, &resp, sizeof(resp));
+	if (ret)
+		sefa_pd_destroy(pd);
+	return ret;
+}
+
+int sefa_cmd_dealloc_pd(struct sefa_cmd *cmd)
+{
+	struct ib_uverbs_dealloc_pd req;
+	struct sefa_pd *pd;
+	int ret;
+
+	ret = sefa_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	pd = SEFA_OBJ(cmd->c, req.pd_handle, sefa_pd, SEFA_OBJ_PD);
+	return pd ? sefa_pd_destroy(pd) : -EINVAL;
+}
+
+int sefa_cmd_reg_mr(struct sefa_cmd *cmd)
+{
+	struct ib_uverbs_reg_mr_resp resp = {};
+	struct ib_uverbs_reg_mr req;
+	struct sefa_mr *mr;
+	struct sefa_pd *pd;
+	int ret;
+
+	ret = sefa_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	/* The kernel insists that start and the IOVA share a page offset. */
+	if ((req.start ^ req.hca_va) & (SEFA_PAGE_SIZE - 1))
+		return -EINVAL;
+	pd = SEFA_OBJ(cmd->c, req.pd_handle, sefa_pd, SEFA_OBJ_PD);
+	if (!pd)
+		return -EINVAL;
+	ret = sefa_mr_reg(cmd->c, pd, req.start, req.length, req.hca_va,
+			  req.access_flags, &mr);
+	if (ret)
+		return ret;
+	resp.mr_handle = mr->uobj.handle;
+	resp.lkey = mr->lkey;
+	resp.rkey = mr->lkey;
+	ret = sefa_response(cmd, &resp, sizeof(resp));
+	if (ret)
+		sefa_mr_dereg(mr);
+	return ret;
+}
+
+int sefa_cmd_dereg_mr(struct sefa_cmd *cmd)
+{
+	struct ib_uverbs_dereg_mr req;
+	struct sefa_mr *mr;
+	int ret;
+
+	ret = sefa_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	mr = SEFA_OBJ(cmd->c, req.mr_handle, sefa_mr, SEFA_OBJ_MR);
+	return mr ? sefa_mr_dereg(mr) : -EINVAL;
+}
+
+int sefa_cmd_create_comp_channel(struct sefa_cmd *cmd)
+{
+	struct ib_uverbs_create_comp_channel_resp resp = {};
+	struct ib_uverbs_create_comp_channel req;
+	struct sefa_event_file *ef;
+	struct sefa_client *c = cmd->c;
+	int ret;
+
+	ret = sefa_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	/* The number must have somewhere to go before the fd exists. */
+	ret = sefa_clear_user(c, cmd->core_out.addr, cmd->core_out.len);
+	if (ret)
+		return ret;
+	ret = sefa_event_file_new(c, sizeof(struct ib_uverbs_comp_event_desc),
+				  &ef);
+	if (ret)
+		return ret;
+	resp.fd = ef->client_fd;
+	ef->next = c->channels;
+	c->channels = ef;
+	return sefa_response(cmd, &resp, sizeof(resp));
+}
+
+static int create_cq(struct sefa_cmd *cmd, const struct sefa_cq_params *p,
+		     struct ib_uverbs_create_cq_resp *resp)
+{
+	struct sefa_cq *cq;
+	int ret;
+
+	ret = sefa_cq_create(cmd, p, &cq);
+	if (ret)
+		return ret;
+	resp->cq_handle = cq->uobj.handle;
+	resp->cqe = cq->depth;
+	return 0;
+}
+
+int sefa_cmd_create_cq(struct sefa_cmd *cmd)
+{
+	struct ib_uverbs_create_cq_resp resp = {};
+	struct ib_uverbs_create_cq req;
+	struct sefa_cq_params p;
+	int ret;
+
+	ret = sefa_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	p = (struct sefa_cq_params){
+		.cqe = req.cqe, .user_handle = req.user_handle,
+		.channel_fd = req.comp_channel,
+		.comp_vector = req.comp_vector,
+	};
+	ret = create_cq(cmd, &p, &resp);
+	if (!ret)
+		ret = sefa_response(cmd, &resp, sizeof(resp));
+	return ret;
+}
+
+int sefa_cmd_ex_create_cq(struct sefa_cmd *cmd)
+{
+	struct ib_uverbs_ex_create_cq_resp resp = {};
+	struct ib_uverbs_ex_create_cq req;
+	struct sefa_cq_params p;
+	int ret;
+
+	ret = sefa_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	if (req.comp_mask || req.reserved)
+		return -EINVAL;
+	p = (struct sefa_cq_params){
+		.cqe = req.cqe, .user_handle = req.user_handle,
+		.channel_fd = req.comp_channel,
+		.comp_vector = req.comp_vector, .flags = req.flags,
+	};
+	ret = create_cq(cmd, &p, &resp.base);
+	if (ret)
+		return ret;
+	resp.response_length = cmd->core_out.len < sizeof(resp) ?
+			       cmd->core_out.len : sizeof(resp);
+	return sefa_response(cmd, &resp, sizeof(resp));
+}
+
+int sefa_cmd_destroy_cq(struct sefa_cmd *cmd)
+{
+	struct ib_uverbs_destroy_cq_resp resp = {};
+	struct ib_uverbs_destroy_cq req;
+	struct sefa_cq *cq;
+	int ret;
+
+	ret = sefa_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	cq = SEFA_OBJ(cmd->c, req.cq_handle, sefa_cq, SEFA_OBJ_CQ);
+	if (!cq)
+		return -EINVAL;
+	/* Nothing can be undone once the CQ is gone: check the buffer. */
+	ret = sefa_clear_user(cmd->c, cmd->core_out.addr, cmd->core_out.len);
+	if (!ret)
+		ret = sefa_cq_destroy(cq, &resp);
+	if (!ret)
+		ret = sefa_response(cmd, &resp, sizeof(resp));
+	return ret;
+}
+
+/* QP creation shared by the write and ioctl ABIs: create, answer udata. */
+int sefa_qp_create_cmd(struct sefa_cmd *cmd, const struct sefa_qp_params *p,
+		       struct sefa_qp **out)
+{
+	struct efa_ibv_create_qp_resp uresp;
+	int ret;
+
+	ret = sefa_qp_create(cmd, p, out, &uresp);
+	if (ret)
+		return ret;
+	ret = sefa_udata_out(cmd, &uresp, sizeof(uresp));
+	if (ret)
+		sefa_qp_abort(*out);
+	return ret;
+}
+
+int sefa_cmd_create_qp(struct sefa_cmd *cmd)
+{
+	struct ib_uverbs_create_qp_resp resp = {};
+	struct ib_uverbs_create_qp req;
+	struct sefa_client *c = cmd->c;
+	struct sefa_qp_params p;
+	struct sefa_qp *qp;
+	int ret;
+
+	ret = sefa_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	p = (struct sefa_qp_params){
+		.pd = SEFA_OBJ(c, req.pd_handle, sefa_pd, SEFA_OBJ_PD),
+		.send_cq = SEFA_OBJ(c, req.send_cq_handle, sefa_cq, SEFA_OBJ_CQ),
+		.recv_cq = SEFA_OBJ(c, req.recv_cq_handle, sefa_cq, SEFA_OBJ_CQ),
+		.user_handle = req.user_handle,
+		.type = req.qp_type,
+		.sq_sig_all = req.sq_sig_all,
+		.has_srq = req.is_srq,
+		.max_send_wr = req.max_send_wr,
+		.max_recv_wr = req.max_recv_wr,
+		.max_send_sge = req.max_send_sge,
+		.max_recv_sge = req.max_recv_sge,
+		.max_inline = req.max_inline_data,
+	};
+	ret = sefa_qp_create_cmd(cmd, &p, &qp);
+	if (ret)
+		return ret;
+	resp.qp_handle = qp->uobj.handle;
+	resp.qpn = qp->qpn;
+	resp.max_send_wr = qp->max_send_wr;
+	resp.max_recv_wr = qp->max_recv_wr;
+	resp.max_send_sge = qp->max_send_sge;
+	resp.max_recv_sge = qp->max_recv_sge;
+	resp.max_inline_data = qp->max_inline;
+	ret = sefa_response(cmd, &resp, sizeof(resp));
+	if (ret)
+		sefa_qp_abort(qp);
+	return ret;
+}
+
+int sefa_cmd_modify_qp(struct sefa_cmd *cmd)
+{
+	struct ib_uverbs_modify_qp req;
+	struct sefa_qp *qp;
+	int ret;
+
+	ret = sefa_request(cmd, &req, sizeof(req));
+	if (!ret)
+		ret = udata_in_empty(cmd);
+	if (ret)
+		return ret;
+	qp = SEFA_OBJ(cmd->c, req.qp_handle, sefa_qp, SEFA_OBJ_QP);
+	return qp ? sefa_qp_modify(qp, &req) : -EINVAL;
+}
+
+int sefa_cmd_query_qp(struct sefa_cmd *cmd)
+{
+	struct ib_uverbs_query_qp_resp resp;
+	struct ib_uverbs_query_qp req;
+	struct sefa_qp *qp;
+	int ret;
+
+	ret = sefa_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	qp = SEFA_OBJ(cmd->c, req.qp_handle, sefa_qp, SEFA_OBJ_QP);
+	if (!qp)
+		return -EINVAL;
+	sefa_qp_query(qp, &resp);
+	return sefa_response(cmd, &resp, sizeof(resp));
+}
+
+int sefa_cmd_destroy_qp(struct sefa_cmd *cmd)
+{
+	struct ib_uverbs_destroy_qp_resp resp = {};
+	struct ib_uverbs_destroy_qp req;
+	struct sefa_qp *qp;
+	int ret;
+
+	ret = sefa_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	qp = SEFA_OBJ(cmd->c, req.qp_handle, sefa_qp, SEFA_OBJ_QP);
+	if (!qp)
+		return -EINVAL;
+	ret = sefa_clear_user(cmd->c, cmd->core_out.addr, cmd->core_out.len);
+	if (ret)
+		return ret;
+	resp.events_reported = sefa_qp_destroy(qp);
+	return sefa_response(cmd, &resp, sizeof(resp));
+}
+
+int sefa_cmd_create_ah(struct sefa_cmd *cmd)
+{
+	struct ib_uverbs_create_ah_resp resp = {};
+	struct efa_ibv_create_ah_resp uresp = {};
+	struct ib_uverbs_create_ah req;
+	struct sefa_pd *pd;
+	struct sefa_ah *ah;
+	int ret;
+
+	ret = sefa_request(cmd, &req, sizeof(req));
+	if (!ret)
+		ret = udata_in_empty(cmd);
+	if (ret)
+		return ret;
+	pd = SEFA_OBJ(cmd->c, req.pd_handle, sefa_pd, SEFA_OBJ_PD);
+	if (!pd)
+		return -EINVAL;
+	/* An EFA address is the 16-byte GID: no GRH, no address. */
+	if (!req.attr.is_global || req.attr.port_num != 1)
+		return -EINVAL;
+	ret = sefa_ah_create(cmd->c, pd, req.attr.grh.dgid, &ah);
+	if (ret)
+		return ret;
+	resp.ah_handle = ah->uobj.handle;
+	uresp.efa_address_handle = ah->ahn;
+	ret = sefa_udata_out(cmd, &uresp, sizeof(uresp));
+	if (!ret)
+		ret = sefa_response(cmd, &resp, sizeof(resp));
+	if (ret)
+		sefa_ah_destroy(ah);
+	return ret;
+}
+
+int sefa_cmd_destroy_ah(struct sefa_cmd *cmd)
+{
+	struct ib_uverbs_destroy_ah req;
+	struct sefa_ah *ah;
+	int ret;
+
+	ret = sefa_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	ah = SEFA_OBJ(cmd->c, req.ah_handle, sefa_ah, SEFA_OBJ_AH);
+	return ah ? sefa_ah_destroy(ah) : -EINVAL;
+}
+
+/*
+ * A closed uverbs fd: everything goes, in the order that keeps references
+ * valid (QPs, then what they pointed at).
+ */
+void sefa_objects_release(struct sefa_client *c)
+{
+	static const enum sefa_obj_type order[] = {
+		SEFA_OBJ_QP, SEFA_OBJ_AH, SEFA_OBJ_MR, SEFA_OBJ_CQ, SEFA_OBJ_PD,
+	};
+	struct ib_uverbs_destroy_cq_resp cq_resp;
+	struct sefa_event_file *ef;
+	unsigned int i, k;
+
+	for (k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+		for (i = 0; i < c->nuobj; i++) {
+			struct sefa_uobj *u = c->uobj[i];
+
+			if (!u || u->type != order[k])
+				continue;
+			switch (u->type) {
+			case SEFA_OBJ_QP:
+				sefa_qp_destroy((struct sefa_qp *)u);
+				break;
+			case SEFA_OBJ_AH:
+				sefa_ah_destroy((struct sefa_ah *)u);
+				break;
+			case SEFA_OBJ_MR:
+				sefa_mr_dereg((struct sefa_mr *)u);
+				break;
+			case SEFA_OBJ_CQ:
+				sefa_cq_destroy((struct sefa_cq *)u, &cq_resp);
+				break;
+			case SEFA_OBJ_PD:
+				sefa_pd_destroy((struct sefa_pd *)u);
+				break;
+			}
+		}
+	}
+	free(c->uobj);
+	c->uobj = NULL;
+	c->nuobj = 0;
+	while ((ef = c->channels)) {
+		c->channels = ef->next;
+		sefa_event_file_free(ef);
+	}
+	sefa_mmap_remove_all(c);
+}
