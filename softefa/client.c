@@ -12,6 +12,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <infiniband/verbs.h>
+
 #include "softefad.h"
 
 static int send_reply(struct sefa_client *c, uint32_t type, int64_t ret,
@@ -130,6 +132,11 @@ static int64_t dispatch(struct sefa_client *c, const struct sefa_req *req)
 		ret = -EINVAL;
 	}
 	pthread_mutex_unlock(&c->d->lock);
+	if (ret < 0 && c->d->verbose)
+		fprintf(stderr,
+			"softefad: pid %d: request %u arg %#llx len %llu: %s\n",
+			(int)c->pid, req->op, (unsigned long long)req->arg,
+			(unsigned long long)req->len, strerror((int)-ret));
 	return ret;
 }
 
@@ -193,6 +200,52 @@ static void status_text(struct sefa_daemon *d, char *buf, size_t len)
 	pthread_mutex_unlock(&d->lock);
 }
 
+static size_t counters_text(char *buf, size_t len, const char *what,
+			    const struct sefa_counters *k)
+{
+	int n = snprintf(buf, len,
+			 "%s tx_pkts %llu tx_bytes %llu rx_pkts %llu rx_bytes %llu "
+			 "rx_drops %llu rnr_retries %llu errors %llu\n", what,
+			 (unsigned long long)k->tx_pkts,
+			 (unsigned long long)k->tx_bytes,
+			 (unsigned long long)k->rx_pkts,
+			 (unsigned long long)k->rx_bytes,
+			 (unsigned long long)k->rx_drops,
+			 (unsigned long long)k->rnr_retries,
+			 (unsigned long long)k->errors);
+
+	return n < 0 ? 0 : (size_t)n;
+}
+
+/* Per-device counters, then one line per live QP. */
+static void stats_text(struct sefa_daemon *d, char *buf, size_t len)
+{
+	size_t off = 0;
+	unsigned int i, q;
+	char what[96];
+
+	pthread_mutex_lock(&d->lock);
+	for (i = 0; i < d->ndev && off < len; i++) {
+		struct sefa_device *dev = &d->dev[i];
+
+		snprintf(what, sizeof(what), "device %s", dev->name);
+		off += counters_text(buf + off, len - off, what, &dev->cnt);
+		for (q = 0; q < SEFA_MAX_QP_IDX && off < len; q++) {
+			const struct sefa_qp *qp = dev->qp[q];
+
+			if (!qp)
+				continue;
+			snprintf(what, sizeof(what), "qp %s %#x %s pid %d",
+				 dev->name, qp->qpn,
+				 qp->type == IBV_QPT_UD ? "ud" : "srd",
+				 (int)qp->uobj.c->pid);
+			off += counters_text(buf + off, len - off, what,
+					     &qp->cnt);
+		}
+	}
+	pthread_mutex_unlock(&d->lock);
+}
+
 static void serve_control(struct sefa_client *c, const struct sefa_req *req)
 {
 	struct sefa_daemon *d = c->d;
@@ -207,6 +260,9 @@ static void serve_control(struct sefa_client *c, const struct sefa_req *req)
 	switch (req->arg) {
 	case SEFA_CTL_STATUS:
 		status_text(d, text, room);
+		break;
+	case SEFA_CTL_STATS:
+		stats_text(d, text, room);
 		break;
 	case SEFA_CTL_STOP:
 		/* Answer first: the daemon may be gone right after. */

@@ -39,7 +39,9 @@
 	.inline_buf_size = 32,						\
 	.max_llq_size = 4096 * 64,					\
 	.max_tx_batch = 16,						\
-	.min_sq_wr = 1
+	/* The stock provider batches doorbells by at most SQ depth - 1: */\
+	/* a one-WQE SQ would make its batch zero. */			\
+	.min_sq_wr = 32
 
 static const struct sefa_profile profiles[] = {
 	{

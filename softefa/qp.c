@@ -99,7 +99,8 @@ static int qp_rings(struct sefa_cmd *cmd, struct sefa_qp *qp,
 			ret = sefa_mmap_insert(c, qp->rq_ring, 0,
 					       qp->rq_ring->len,
 					       (uint64_t *)&resp->rq_mmap_key);
-		resp->rq_mmap_size = ucmd->rq_ring_size;
+		/* the kernel reports the page-aligned size it mapped */
+		resp->rq_mmap_size = qp->rq_ring->len;
 	}
 	return ret;
 }

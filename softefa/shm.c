@@ -120,14 +120,16 @@ int64_t sefa_uverbs_mmap(struct sefa_client *c, uint64_t key, uint64_t len,
 	unsigned int i;
 	int fd, ret;
 
-	if (!(flags & MAP_SHARED) || !len || len % SEFA_PAGE_SIZE)
+	/* mmap(2) maps whole pages, whatever length it was given. */
+	len = (len + SEFA_PAGE_SIZE - 1) & ~(uint64_t)(SEFA_PAGE_SIZE - 1);
+	if (!(flags & MAP_SHARED) || !len)
 		return -EINVAL;
 	for (i = 0; i < c->nmmap; i++)
 		if (c->mmap[i].shm && c->mmap[i].key == key)
 			e = &c->mmap[i];
 	if (!e)
 		return -EINVAL;
-	if (len > ((e->len + SEFA_PAGE_SIZE - 1) & ~(uint64_t)(SEFA_PAGE_SIZE - 1)))
+	if (len > e->shm->len - e->off)
 		return -EINVAL;
 	ret = sefa_client_install_fd(c, e->shm->fd, &fd);
 	return ret ? ret : (int64_t)e->off;

@@ -36,6 +36,7 @@ static void usage(FILE *f)
 		"        [--abi ioctl|write] [--host-id N]\n"
 		"  stop\n"
 		"  status\n"
+		"  stats\n"
 		"  exec [--provider ours|stock] -- CMD [ARGS...]\n");
 }
 
@@ -126,9 +127,9 @@ err_close:
 	return NULL;
 }
 
-static int cmd_status(void)
+static int cmd_show(uint32_t what)
 {
-	char *text = control(SEFA_CTL_STATUS);
+	char *text = control(what);
 
 	if (!text) {
 		no_daemon();
@@ -430,7 +431,9 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[i], "stop"))
 		return cmd_stop();
 	if (!strcmp(argv[i], "status"))
-		return cmd_status();
+		return cmd_show(SEFA_CTL_STATUS);
+	if (!strcmp(argv[i], "stats"))
+		return cmd_show(SEFA_CTL_STATS);
 	if (!strcmp(argv[i], "exec"))
 		return cmd_exec(argc - i, argv + i);
 	if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {

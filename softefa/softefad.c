@@ -31,7 +31,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: softefad [--run-dir DIR] [--profile efa|extended] [--devices N]\n"
 		"                [--netdev IF] [--abi ioctl|write] [--host-id N]\n"
-		"                [--ready-fd FD] [--log FILE]\n");
+		"                [--ready-fd FD] [--log FILE] [--verbose]\n");
 }
 
 static int parse_uint(const char *s, unsigned long min, unsigned long max,
@@ -203,6 +203,7 @@ int main(int argc, char **argv)
 		{ "host-id", required_argument, NULL, 'H' },
 		{ "ready-fd", required_argument, NULL, 'R' },
 		{ "log", required_argument, NULL, 'l' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -280,6 +281,9 @@ int main(int argc, char **argv)
 			break;
 		case 'l':
 			log = optarg;
+			break;
+		case 'v':
+			d->verbose = true;
 			break;
 		case 'h':
 			usage(stdout);

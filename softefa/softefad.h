@@ -118,6 +118,7 @@ struct sefa_daemon {
 	enum sefa_abi_mode abi;
 	const struct sefa_profile *profile;
 	unsigned int host_id;
+	bool verbose;			/* log every failed request */
 	struct sefa_netdev netdev;
 	unsigned int ndev;
 	struct sefa_device dev[SEFA_MAX_DEVICES];

@@ -71,3 +71,54 @@ check_provider() {
 	fi
 	return 0
 }
+
+# A TCP port for one test's out-of-band exchange, unlikely to collide with
+# a test running beside it.
+pick_port() {
+	echo $((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+}
+
+# Wait until something listens on TCP port $1 (at most ten seconds).
+# Only look: a test connection would be taken for the client.
+wait_listen() {
+	local i
+
+	for i in $(seq 200); do
+		[ -n "$(ss -Hltn "sport = :$1")" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# pair SERVER_PROVIDER CLIENT_PROVIDER PROGRAM ARGS...: run PROGRAM as a
+# server and as its client (the client gets 127.0.0.1 appended); non-zero
+# unless both succeed.  Output goes to $RUN/server.out and $RUN/client.out.
+pair() {
+	local sp=$1 cp=$2 spid rc=0
+	shift 2
+
+	timeout 120 "$SOFTEFA" --run-dir "$RUN" exec --provider "$sp" -- "$@" \
+		>"$RUN/server.out" 2>&1 &
+	spid=$!
+	if ! wait_listen "$PORT"; then
+		kill "$spid" 2>/dev/null
+		cat "$RUN/server.out" >&2
+		echo "$1: the server did not listen" >&2
+		return 1
+	fi
+	timeout 120 "$SOFTEFA" --run-dir "$RUN" exec --provider "$cp" -- "$@" \
+		127.0.0.1 >"$RUN/client.out" 2>&1 || rc=$?
+	wait "$spid" || rc=$((rc ? rc : $?))
+	if [ "$rc" -ne 0 ]; then
+		echo "--- server" >&2; cat "$RUN/server.out" >&2
+		echo "--- client" >&2; cat "$RUN/client.out" >&2
+		echo "$*: exit status $rc" >&2
+	fi
+	return "$rc"
+}
+
+stat_field() {
+	"$SOFTEFA" --run-dir "$RUN" stats |
+		awk -v d="$1" -v k="$2" '$1 == "device" && $2 == d {
+			for (i = 3; i < NF; i += 2) if ($i == k) print $(i + 1) }'
+}
