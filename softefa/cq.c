@@ -102,6 +102,10 @@ int sefa_cq_create(struct sefa_cmd *cmd, const struct sefa_cq_params *p,
 	ret = sefa_udata_out(cmd, &resp, sizeof(resp));
 	if (ret)
 		goto err_uobj;
+	if (ch) {
+		cq->next_armable = cq->dev->armable;
+		cq->dev->armable = cq;
+	}
 	*out = cq;
 	return 0;
 
@@ -125,8 +129,16 @@ int sefa_cq_destroy(struct sefa_cq *cq, struct ib_uverbs_destroy_cq_resp *resp)
 {
 	struct sefa_client *c = cq->uobj.c;
 
+	struct sefa_cq **pp;
+
 	if (cq->uobj.usecnt)
 		return -EBUSY;
+	for (pp = &cq->dev->armable; *pp; pp = &(*pp)->next_armable) {
+		if (*pp == cq) {
+			*pp = cq->next_armable;
+			break;
+		}
+	}
 	resp->comp_events_reported = cq->comp_events_queued -
 		sefa_event_purge(cq->channel, cq->user_handle);
 	resp->async_events_reported = cq->async_events_queued -
@@ -151,7 +163,7 @@ static uint32_t cq_doorbell(const struct sefa_cq *cq)
  * event it took; a request counts once, and a newer sequence number re-arms
  * even if the poll path already overwrote the arm bit.
  */
-void sefa_cq_check_arm(struct sefa_cq *cq)
+static void cq_check_arm(struct sefa_cq *cq)
 {
 	uint32_t db, sn;
 
@@ -170,17 +182,21 @@ void sefa_cq_check_arm(struct sefa_cq *cq)
 	}
 }
 
-static void cq_event(struct sefa_cq *cq)
+static void cq_fire(struct sefa_cq *cq)
 {
 	struct ib_uverbs_comp_event_desc ev = { .cq_handle = cq->user_handle };
 
-	sefa_cq_check_arm(cq);
-	if (!cq->armed)
-		return;
 	cq->armed = false;
 	cq->fired = true;
 	if (!sefa_event_send(cq->channel, &ev))
 		cq->comp_events_queued++;
+}
+
+static void cq_event(struct sefa_cq *cq)
+{
+	cq_check_arm(cq);
+	if (cq->armed)
+		cq_fire(cq);
 }
 
 void sefa_async_event(struct sefa_client *c, uint64_t element, uint32_t type,
@@ -195,18 +211,35 @@ void sefa_async_event(struct sefa_client *c, uint64_t element, uint32_t type,
 }
 
 /*
- * Room for one more entry?  The provider writes its consumer index into the
- * doorbell after every poll; the CQ holds as many entries as it reported.
+ * Entries not consumed yet.  The provider writes its consumer index into
+ * the doorbell after every poll and with every arm.
  */
-static bool cq_has_room(struct sefa_cq *cq)
+static uint16_t cq_unconsumed(struct sefa_cq *cq)
 {
-	uint32_t total = 0;
 	uint16_t cc = cq_doorbell(cq) & EFA_IO_REGS_CQ_DB_CONSUMER_INDEX_MASK;
+	uint64_t total = 0;
 	unsigned int i;
 
 	for (i = 0; i < cq->num_sub_cqs; i++)
 		total += cq->produced[i];
-	return (uint16_t)(total - cc) < cq->depth;
+	return (uint16_t)(total - cc);
+}
+
+/*
+ * The engine's look at an armed CQ.  The provider stores its arm and then
+ * polls; the device stores an entry and then reads the doorbell.  Neither
+ * order is fenced against the other, so an entry can land just after the
+ * poll found nothing, while the device read the doorbell from before the
+ * arm.  As a device does on an arm write, fire at once when the arm finds
+ * entries past its consumer index.  Returns 1 when an event went out.
+ */
+unsigned int sefa_cq_poll_arm(struct sefa_cq *cq)
+{
+	cq_check_arm(cq);
+	if (!cq->armed || cq->overrun || !cq_unconsumed(cq))
+		return 0;
+	cq_fire(cq);
+	return 1;
 }
 
 /*
@@ -222,7 +255,7 @@ bool sefa_cq_write(struct sefa_cq *cq, unsigned int sub,
 
 	if (cq->overrun || sub >= cq->num_sub_cqs)
 		return false;
-	if (!cq_has_room(cq)) {
+	if (cq_unconsumed(cq) >= cq->depth) {
 		cq->overrun = true;
 		sefa_async_event(cq->uobj.c, cq->user_handle, IBV_EVENT_CQ_ERR,
 				 &cq->async_events_queued);

@@ -565,6 +565,10 @@ static unsigned int engine_pass(struct sefa_daemon *d)
 	unsigned int work = 0, i, q;
 
 	for (i = 0; i < d->ndev; i++) {
+		struct sefa_cq *cq;
+
+		for (cq = d->dev[i].armable; cq; cq = cq->next_armable)
+			work += sefa_cq_poll_arm(cq);
 		for (q = 0; q < SEFA_MAX_QP_IDX; q++) {
 			struct sefa_qp *qp = d->dev[i].qp[q];
 

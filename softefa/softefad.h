@@ -99,6 +99,7 @@ struct sefa_device {
 	struct sefa_mr **mr;		/* SEFA_MAX_MR_IDX entries */
 	uint8_t *mr_gen;
 	unsigned int mr_hint;
+	struct sefa_cq *armable;	/* CQs the engine watches for arms */
 	struct sefa_counters cnt;
 };
 
@@ -246,6 +247,7 @@ struct sefa_cq {
 	bool armed;
 	bool fired;			/* the event of armed_sn went out */
 	bool overrun;
+	struct sefa_cq *next_armable;	/* device list of CQs with a channel */
 };
 
 #define SEFA_MAX_SUB_CQS 8
@@ -415,7 +417,7 @@ struct ib_uverbs_destroy_cq_resp;
 int sefa_cq_create(struct sefa_cmd *cmd, const struct sefa_cq_params *p,
 		   struct sefa_cq **out);
 int sefa_cq_destroy(struct sefa_cq *cq, struct ib_uverbs_destroy_cq_resp *resp);
-void sefa_cq_check_arm(struct sefa_cq *cq);
+unsigned int sefa_cq_poll_arm(struct sefa_cq *cq);
 bool sefa_cq_write(struct sefa_cq *cq, unsigned int sub,
 		   const struct efa_io_rx_cdesc_ex *e, size_t len);
 void sefa_async_event(struct sefa_client *c, uint64_t element, uint32_t type,

@@ -20,11 +20,20 @@ enum {
 	EFADV_QP_DRIVER_TYPE_SRD = 0,
 };
 
+struct ibv_qp *efadv_create_driver_qp(struct ibv_pd *ibvpd,
+				      struct ibv_qp_init_attr *attr,
+				      uint32_t driver_qp_type);
+
 struct efadv_qp_init_attr {
 	uint64_t comp_mask;
 	uint32_t driver_qp_type;
 	uint8_t reserved[4];
 };
+
+struct ibv_qp *efadv_create_qp_ex(struct ibv_context *ibvctx,
+				  struct ibv_qp_init_attr_ex *attr_ex,
+				  struct efadv_qp_init_attr *efa_attr,
+				  uint32_t inlen);
 
 enum {
 	EFADV_DEVICE_ATTR_CAPS_RDMA_READ = 1 << 0,
@@ -55,6 +64,9 @@ struct efadv_ah_attr {
 	uint8_t reserved[6];
 };
 
+int efadv_query_ah(struct ibv_ah *ibvah, struct efadv_ah_attr *attr,
+		   uint32_t inlen);
+
 struct efadv_cq {
 	uint64_t comp_mask;
 	int (*wc_read_sgid)(struct efadv_cq *efadv_cq, union ibv_gid *sgid);
@@ -69,6 +81,24 @@ struct efadv_cq_init_attr {
 	uint64_t wc_flags;
 };
 
+struct ibv_cq_ex *efadv_create_cq(struct ibv_context *ibvctx,
+				  struct ibv_cq_init_attr_ex *attr_ex,
+				  struct efadv_cq_init_attr *efa_attr,
+				  uint32_t inlen);
+
+struct efadv_cq *efadv_cq_from_ibv_cq_ex(struct ibv_cq_ex *ibvcqx);
+
+/*
+ * The sender's GID of the completion being read with the extended CQ API,
+ * on a CQ created with EFADV_WC_EX_WITH_SGID.  Returns 0, or -ENOENT when
+ * the receiver has an AH for the sender (then read_slid names it).
+ */
+static inline int efadv_wc_read_sgid(struct efadv_cq *efadv_cq,
+				     union ibv_gid *sgid)
+{
+	return efadv_cq->wc_read_sgid(efadv_cq, sgid);
+}
+
 enum {
 	EFADV_MR_ATTR_VALIDITY_RECV_IC_ID = 1 << 0,
 	EFADV_MR_ATTR_VALIDITY_RDMA_READ_IC_ID = 1 << 1,
@@ -82,6 +112,9 @@ struct efadv_mr_attr {
 	uint16_t rdma_read_ic_id;
 	uint16_t rdma_recv_ic_id;
 };
+
+int efadv_query_mr(struct ibv_mr *ibvmr, struct efadv_mr_attr *attr,
+		   uint32_t inlen);
 
 #ifdef __cplusplus
 }

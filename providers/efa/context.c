@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "efa.h"
 #include "efa_io_defs.h"
@@ -26,14 +27,35 @@ static void efa_free_context(struct ibv_context *ibvctx)
 {
 	struct efa_context *ctx = to_efa_context(ibvctx);
 
+	free(ctx->qp_table);
+	pthread_spin_destroy(&ctx->qp_table_lock);
 	verbs_uninit_context(&ctx->ibvctx);
 	free(ctx);
 }
 
 static const struct verbs_context_ops efa_ctx_ops = {
+	.alloc_pd = efa_alloc_pd,
+	.cq_event = efa_cq_event,
+	.create_ah = efa_create_ah,
+	.create_cq = efa_create_cq,
+	.create_cq_ex = efa_create_cq_ex,
+	.create_qp = efa_create_qp,
+	.create_qp_ex = efa_create_qp_ex,
+	.dealloc_pd = efa_dealloc_pd,
+	.dereg_mr = efa_dereg_mr,
+	.destroy_ah = efa_destroy_ah,
+	.destroy_cq = efa_destroy_cq,
+	.destroy_qp = efa_destroy_qp,
 	.free_context = efa_free_context,
+	.modify_qp = efa_modify_qp,
+	.poll_cq = efa_poll_cq,
+	.post_recv = efa_post_recv,
+	.post_send = efa_post_send,
 	.query_device_ex = efa_query_device_ex,
 	.query_port = efa_query_port,
+	.query_qp = efa_query_qp,
+	.reg_mr = efa_reg_mr,
+	.req_notify_cq = efa_arm_cq,
 };
 
 void efa_ucontext_cmd_init(struct efa_alloc_ucontext *cmd)
@@ -137,6 +159,28 @@ static int efa_query_device_ctx(struct efa_context *ctx)
 	return efa_device_limits_parse(ctx, &resp, resp_size);
 }
 
+/*
+ * One slot per QP the device can have, rounded up to a power of two;
+ * completions carry 16-bit QP numbers, so never more than 64K.
+ */
+static int efa_qp_table_init(struct efa_context *ctx)
+{
+	uint32_t max_qp = ctx->max_qp;
+	uint32_t size;
+
+	if (max_qp > 1U << 16)
+		max_qp = 1U << 16;
+	size = efa_roundup_pow2(max_qp ? max_qp : 1);
+
+	ctx->qp_table = calloc(size, sizeof(*ctx->qp_table));
+	if (!ctx->qp_table)
+		return ENOMEM;
+	ctx->qp_table_mask = size - 1;
+	ctx->page_size = sysconf(_SC_PAGESIZE);
+	pthread_spin_init(&ctx->qp_table_lock, PTHREAD_PROCESS_PRIVATE);
+	return 0;
+}
+
 struct verbs_context *efa_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 					void *private_data)
 {
@@ -165,6 +209,10 @@ struct verbs_context *efa_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 		goto err_uninit;
 
 	err = efa_query_device_ctx(ctx);
+	if (err)
+		goto err_uninit;
+
+	err = efa_qp_table_init(ctx);
 	if (err)
 		goto err_uninit;
 

@@ -6,6 +6,7 @@
 #ifndef EFA_H
 #define EFA_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +14,7 @@
 #include <infiniband/efadv.h>
 
 #include "efa_abi.h"
+#include "efa_io_defs.h"
 #include "ibverbs_private.h"
 
 struct efa_dev {
@@ -49,6 +51,121 @@ struct efa_context {
 	uint32_t max_cqe;
 	uint32_t max_sge;
 	uint32_t max_sge_rd;
+
+	size_t page_size;
+
+	/* Completions name their QP by number; this finds it.  Indexed by
+	 * qp_num & qp_table_mask: the device keeps the low bits of the QP
+	 * numbers of one context unique.  Written under qp_table_lock; a
+	 * QP leaves it also under its CQs' locks, so a poller holding its
+	 * CQ lock reads it without the table lock.
+	 */
+	struct efa_qp **qp_table;
+	uint32_t qp_table_mask;
+	pthread_spinlock_t qp_table_lock;
+};
+
+struct efa_pd {
+	struct ibv_pd ibvpd;
+	uint16_t pdn;
+};
+
+struct efa_mr {
+	struct verbs_mr vmr;
+};
+
+struct efa_ah {
+	struct ibv_ah ibvah;
+	uint16_t efa_ah;		/* the device's AH number */
+};
+
+/*
+ * One ring of a CQ.  The device writes entries with a phase bit that is
+ * 1 on the first lap over the (zeroed) ring, 0 on the second, and so on.
+ */
+struct efa_sub_cq {
+	const uint8_t *buf;
+	uint32_t consumed_cnt;
+	uint32_t qmask;			/* entries - 1 */
+	uint8_t phase;
+};
+
+struct efa_cq {
+	struct verbs_cq verbs_cq;
+	struct efadv_cq dv_cq;
+	pthread_spinlock_t lock;
+	uint32_t *db;			/* NULL: the device has none */
+	uint16_t cc;			/* entries consumed, all sub-CQs */
+	uint8_t cmd_sn;			/* completion events seen */
+	uint16_t num_sub_cqs;
+	/* The sub-CQs some QP completes into, polled round-robin; the
+	 * device never writes the others.  A sub-CQ stays here once a QP
+	 * used it, so completions left by a destroyed QP are still taken.
+	 */
+	uint16_t num_active;
+	uint16_t next_poll_idx;
+	struct efa_sub_cq **active;
+	uint32_t cqe_size;
+	/* The entry the extended polling API is looking at. */
+	const struct efa_io_cdesc_common *cur_cqe;
+
+	void *buf;
+	size_t buf_size;
+	void *db_page;
+	uint16_t cqn;
+	struct efa_sub_cq sub_cq_arr[];
+};
+
+/*
+ * Request ids: every posted WR takes a free index, whose wr_id the
+ * completion hands back.  The free indexes form a stack, so the most
+ * recently completed index is reused first; completions may come in any
+ * order.  The number of indexes in use is the queue's fill level.
+ */
+struct efa_wq {
+	uint64_t *wrid;			/* wr_id by request id */
+	uint16_t *wrid_idx_pool;	/* free request ids; top at _next */
+	uint32_t wrid_idx_pool_next;	/* request ids in use */
+	uint32_t wqe_cnt;		/* request ids: the queue's depth */
+	uint32_t *db;
+	uint16_t pc;			/* producer counter, descriptors */
+	uint16_t desc_mask;		/* descriptors in the ring - 1 */
+	uint8_t phase;
+	uint16_t max_sge;
+	pthread_spinlock_t lock;
+	void *db_page;
+};
+
+struct efa_sq {
+	struct efa_wq wq;
+	uint8_t *desc;			/* LLQ ring */
+	uint32_t max_inline_data;
+	uint16_t max_batch_wr;		/* WQEs per doorbell */
+	uint16_t max_rdma_sge;
+	unsigned int sig_all;		/* SIGNALED if sq_sig_all */
+	void *desc_map;
+	size_t desc_map_size;
+
+	/* An ibv_wr_* session is built here and copied to the LLQ when it
+	 * completes, so that wr_abort can take it all back.
+	 */
+	struct efa_io_tx_wqe *local_queue;
+	struct efa_io_tx_wqe *curr_tx_wqe;
+	uint32_t num_wqe_pending;
+	uint8_t phase_rb;
+	int session_err;
+};
+
+struct efa_rq {
+	struct efa_wq wq;
+	struct efa_io_rx_desc *buf;
+	size_t buf_size;
+};
+
+struct efa_qp {
+	struct verbs_qp verbs_qp;
+	struct efa_sq sq;
+	struct efa_rq rq;
 };
 
 static inline struct verbs_context *to_verbs_context(struct ibv_context *ibvctx)
@@ -61,6 +178,57 @@ static inline struct efa_context *to_efa_context(struct ibv_context *ibvctx)
 {
 	return (struct efa_context *)((char *)to_verbs_context(ibvctx) -
 				      offsetof(struct efa_context, ibvctx));
+}
+
+static inline struct efa_pd *to_efa_pd(struct ibv_pd *ibvpd)
+{
+	return (struct efa_pd *)((char *)ibvpd -
+				 offsetof(struct efa_pd, ibvpd));
+}
+
+static inline struct efa_ah *to_efa_ah(struct ibv_ah *ibvah)
+{
+	return (struct efa_ah *)((char *)ibvah -
+				 offsetof(struct efa_ah, ibvah));
+}
+
+static inline struct efa_cq *to_efa_cq(struct ibv_cq *ibvcq)
+{
+	return (struct efa_cq *)((char *)ibvcq -
+				 offsetof(struct efa_cq, verbs_cq.cq));
+}
+
+static inline struct efa_cq *to_efa_cq_ex(struct ibv_cq_ex *ibvcqx)
+{
+	return (struct efa_cq *)((char *)ibvcqx -
+				 offsetof(struct efa_cq, verbs_cq.cq_ex));
+}
+
+static inline struct efa_qp *to_efa_qp(struct ibv_qp *ibvqp)
+{
+	return (struct efa_qp *)((char *)ibvqp -
+				 offsetof(struct efa_qp, verbs_qp.qp));
+}
+
+static inline struct efa_qp *to_efa_qp_ex(struct ibv_qp_ex *ibvqpx)
+{
+	return (struct efa_qp *)((char *)ibvqpx -
+				 offsetof(struct efa_qp, verbs_qp.qp_ex));
+}
+
+static inline uint32_t efa_roundup_pow2(uint32_t n)
+{
+	return n <= 1 ? n : 1U << (32 - __builtin_clz(n - 1));
+}
+
+static inline bool efa_buf_cleared(const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	for (size_t i = 0; i < len; i++)
+		if (p[i])
+			return false;
+	return true;
 }
 
 /* efa.c */
@@ -87,5 +255,85 @@ void efa_device_attr_fixup(const struct efa_context *ctx,
 			   struct ibv_device_attr *attr,
 			   const struct ib_uverbs_query_device_resp *base);
 uint32_t efa_dv_device_caps(uint32_t kernel_caps, bool with_rdma_size);
+
+/* pd_mr.c */
+struct ibv_pd *efa_alloc_pd(struct ibv_context *ibvctx);
+int efa_dealloc_pd(struct ibv_pd *ibvpd);
+struct ibv_mr *efa_reg_mr(struct ibv_pd *ibvpd, void *addr, size_t len,
+			  uint64_t hca_va, int access);
+int efa_dereg_mr(struct verbs_mr *vmr);
+void efa_query_mr_cmd_init(struct efa_query_mr_cmd *cmd, uint32_t mr_handle,
+			   struct efa_query_mr_out *out);
+void efa_mr_attr_fill(struct efadv_mr_attr *attr,
+		      const struct efa_query_mr_out *out);
+
+/* ah.c */
+struct ibv_ah *efa_create_ah(struct ibv_pd *ibvpd, struct ibv_ah_attr *attr);
+int efa_destroy_ah(struct ibv_ah *ibvah);
+
+/* cq.c */
+struct ibv_cq *efa_create_cq(struct ibv_context *ibvctx, int ncqe,
+			     struct ibv_comp_channel *channel, int vec);
+struct ibv_cq_ex *efa_create_cq_ex(struct ibv_context *ibvctx,
+				   struct ibv_cq_init_attr_ex *attr);
+int efa_destroy_cq(struct ibv_cq *ibvcq);
+int efa_arm_cq(struct ibv_cq *ibvcq, int solicited_only);
+void efa_cq_event(struct ibv_cq *ibvcq);
+struct efa_cq *efa_cq_alloc(uint16_t num_sub_cqs);
+void efa_cq_init_sub_cqs(struct efa_cq *cq, const void *buf,
+			 uint16_t num_sub_cqs, uint32_t entries,
+			 uint32_t cqe_size);
+int efa_cq_activate_sub_cq(struct efa_cq *cq, uint16_t idx);
+int efa_dv_cq_attr_parse(struct efa_context *ctx,
+			 const struct efadv_cq_init_attr *efa_attr,
+			 uint32_t inlen, bool *with_sgid);
+
+/* poll.c */
+int efa_poll_cq(struct ibv_cq *ibvcq, int nwc, struct ibv_wc *wc);
+void efa_cq_fill_pfns(struct efa_cq *cq, uint64_t wc_flags);
+enum ibv_wc_status efa_wc_status(uint8_t status);
+const struct efa_io_cdesc_common *efa_cq_next_cqe(struct efa_cq *cq);
+
+/* qp.c */
+struct efa_qp_geom {
+	uint32_t sq_wqe_cnt;		/* power of two, or 0: no SQ */
+	uint32_t rq_desc_cnt;		/* power of two, or 0: no RQ */
+	uint32_t rq_wqe_cnt;
+};
+
+struct ibv_qp *efa_create_qp(struct ibv_pd *ibvpd,
+			     struct ibv_qp_init_attr *attr);
+struct ibv_qp *efa_create_qp_ex(struct ibv_context *ibvctx,
+				struct ibv_qp_init_attr_ex *attr);
+int efa_modify_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
+		  int attr_mask);
+int efa_query_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
+		 int attr_mask, struct ibv_qp_init_attr *init_attr);
+int efa_destroy_qp(struct ibv_qp *ibvqp);
+int efa_qp_geometry(const struct efa_context *ctx,
+		    const struct ibv_qp_cap *cap, struct efa_qp_geom *geom);
+int efa_wq_init(struct efa_wq *wq, uint32_t wqe_cnt, uint32_t desc_cnt,
+		uint16_t max_sge, uint32_t *db);
+void efa_wq_fini(struct efa_wq *wq);
+void efa_sq_setup(const struct efa_context *ctx, struct efa_sq *sq,
+		  uint8_t *desc, uint32_t max_inline_data, int sq_sig_all);
+void efa_qp_reset_indices(struct efa_qp *qp);
+int efa_dv_qp_attr_parse(struct efa_context *ctx,
+			 const struct ibv_qp_init_attr_ex *attr_ex,
+			 const struct efadv_qp_init_attr *efa_attr,
+			 uint32_t inlen, uint32_t *driver_qp_type);
+
+/* send.c */
+int efa_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr);
+int efa_tx_wqe_from_wr(const struct efa_sq *sq, const struct ibv_send_wr *wr,
+		       uint16_t req_id, struct efa_io_tx_wqe *wqe);
+void efa_qp_fill_wr_pfns(struct efa_qp *qp, uint64_t send_ops_flags);
+
+/* recv.c */
+int efa_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
+		  struct ibv_recv_wr **bad_wr);
+void efa_rx_desc_fill(struct efa_io_rx_desc *desc, const struct ibv_sge *sge,
+		      uint16_t req_id, bool first, bool last);
 
 #endif /* EFA_H */

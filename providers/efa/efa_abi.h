@@ -11,7 +11,11 @@
 #ifndef EFA_ABI_H
 #define EFA_ABI_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "efa_abi_compat.h"
 #include "ibverbs_private.h"
@@ -43,9 +47,65 @@ struct efa_query_device_ex_resp {
 	struct efa_ibv_ex_query_device_resp drv;
 };
 
+struct efa_alloc_pd_resp {
+	struct ib_uverbs_alloc_pd_resp ibv_resp;
+	struct efa_ibv_alloc_pd_resp drv;
+};
+
+struct efa_create_cq {
+	struct ibv_create_cq_ex ibv_cmd;
+	struct efa_ibv_create_cq drv;
+};
+
+struct efa_create_cq_resp {
+	struct ib_uverbs_ex_create_cq_resp ibv_resp;
+	struct efa_ibv_create_cq_resp drv;
+};
+
+struct efa_create_qp {
+	struct ibv_create_qp ibv_cmd;
+	struct efa_ibv_create_qp drv;
+};
+
+struct efa_create_qp_resp {
+	struct ib_uverbs_create_qp_resp ibv_resp;
+	struct efa_ibv_create_qp_resp drv;
+};
+
+struct efa_create_ah_resp {
+	struct ib_uverbs_create_ah_resp ibv_resp;
+	struct efa_ibv_create_ah_resp drv;
+};
+
 #ifdef __clang__
 #pragma clang diagnostic pop
 #endif
+
+/*
+ * The driver method on the MR object that reports interconnect ids, as one
+ * RDMA_VERBS_IOCTL: the MR handle and the four u16 outputs, each of which
+ * the kernel declares mandatory.
+ */
+enum {
+	EFA_QUERY_MR_ATTR_HANDLE,
+	EFA_QUERY_MR_ATTR_IC_ID_VALIDITY,
+	EFA_QUERY_MR_ATTR_RECV_IC_ID,
+	EFA_QUERY_MR_ATTR_RDMA_READ_IC_ID,
+	EFA_QUERY_MR_ATTR_RDMA_RECV_IC_ID,
+	EFA_QUERY_MR_NUM_ATTRS,
+};
+
+struct efa_query_mr_cmd {
+	struct ib_uverbs_ioctl_hdr hdr;
+	struct ib_uverbs_attr attrs[EFA_QUERY_MR_NUM_ATTRS];
+};
+
+struct efa_query_mr_out {
+	uint16_t ic_id_validity;
+	uint16_t recv_ic_id;
+	uint16_t rdma_read_ic_id;
+	uint16_t rdma_recv_ic_id;
+};
 
 _Static_assert(EFA_ABI_VERSION == EFA_UVERBS_ABI_VERSION,
 	       "kernel EFA uverbs ABI changed");
@@ -61,5 +121,32 @@ _Static_assert(sizeof(struct efa_query_device_ex_resp) ==
 	       sizeof(struct ib_uverbs_ex_query_device_resp) +
 	       sizeof(struct efa_ibv_ex_query_device_resp),
 	       "QUERY_DEVICE response has padding");
+
+_Static_assert(sizeof(struct efa_alloc_pd_resp) ==
+	       sizeof(struct ib_uverbs_alloc_pd_resp) +
+	       sizeof(struct efa_ibv_alloc_pd_resp),
+	       "ALLOC_PD response has padding");
+_Static_assert(sizeof(struct efa_create_cq) ==
+	       sizeof(struct ibv_create_cq_ex) +
+	       sizeof(struct efa_ibv_create_cq),
+	       "CREATE_CQ command has padding");
+_Static_assert(sizeof(struct efa_create_cq_resp) ==
+	       sizeof(struct ib_uverbs_ex_create_cq_resp) +
+	       sizeof(struct efa_ibv_create_cq_resp),
+	       "CREATE_CQ response has padding");
+_Static_assert(sizeof(struct efa_create_qp) ==
+	       sizeof(struct ibv_create_qp) + sizeof(struct efa_ibv_create_qp),
+	       "CREATE_QP command has padding");
+_Static_assert(sizeof(struct efa_create_qp_resp) ==
+	       sizeof(struct ib_uverbs_create_qp_resp) +
+	       sizeof(struct efa_ibv_create_qp_resp),
+	       "CREATE_QP response has padding");
+_Static_assert(sizeof(struct efa_create_ah_resp) ==
+	       sizeof(struct ib_uverbs_create_ah_resp) +
+	       sizeof(struct efa_ibv_create_ah_resp),
+	       "CREATE_AH response has padding");
+_Static_assert(offsetof(struct efa_query_mr_cmd, attrs) ==
+	       sizeof(struct ib_uverbs_ioctl_hdr),
+	       "ioctl attributes must follow the header");
 
 #endif /* EFA_ABI_H */

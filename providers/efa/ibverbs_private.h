@@ -137,8 +137,47 @@ verbs_get_device(const struct ibv_device *dev)
 				       offsetof(struct verbs_device, device));
 }
 
-/* Only referenced through pointers by the ops below. */
-struct verbs_mr;
+/*
+ * libibverbs' wrappers around the public objects.  A provider embeds them
+ * at the start of its own objects; libibverbs reads and writes the members
+ * after the public part (the MR type and access, the QP's extension mask).
+ */
+enum ibv_mr_type {
+	IBV_MR_TYPE_MR,
+	IBV_MR_TYPE_NULL_MR,
+	IBV_MR_TYPE_IMPORTED_MR,
+	IBV_MR_TYPE_DMABUF_MR,
+};
+
+struct verbs_mr {
+	struct ibv_mr ibv_mr;
+	enum ibv_mr_type mr_type;
+	int access;
+};
+
+/* verbs_qp.comp_mask: ibv_qp_to_qp_ex() hands out qp_ex only with EX set. */
+enum {
+	VERBS_QP_XRCD = 1 << 0,
+	VERBS_QP_EX = 1 << 1,
+};
+
+struct verbs_xrcd;
+
+struct verbs_qp {
+	union {
+		struct ibv_qp qp;
+		struct ibv_qp_ex qp_ex;
+	};
+	uint32_t comp_mask;
+	struct verbs_xrcd *xrcd;
+};
+
+struct verbs_cq {
+	union {
+		struct ibv_cq cq;
+		struct ibv_cq_ex cq_ex;
+	};
+};
 
 /*
  * Every operation a provider may supply, sorted by name as libibverbs 44
@@ -305,6 +344,39 @@ struct ibv_query_device_ex {
 	struct ib_uverbs_ex_query_device core_payload;
 };
 
+struct ibv_alloc_pd {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_alloc_pd core_payload;
+};
+
+struct ibv_reg_mr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_reg_mr core_payload;
+};
+
+/* CREATE_CQ is declared in its extended form; libibverbs sends the legacy
+ * command instead when nothing needs the extension, moving the udata.
+ */
+struct ibv_create_cq_ex {
+	struct ex_hdr hdr;
+	struct ib_uverbs_ex_create_cq core_payload;
+};
+
+struct ibv_create_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_create_qp core_payload;
+};
+
+struct ibv_modify_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_modify_qp core_payload;
+};
+
+struct ibv_query_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_query_qp core_payload;
+};
+
 /* Functions exported as IBVERBS_PRIVATE_34 */
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
 
@@ -337,6 +409,47 @@ int ibv_cmd_query_port(struct ibv_context *context, uint8_t port_num,
 		       struct ibv_port_attr *port_attr,
 		       struct ibv_query_port *cmd, size_t cmd_size);
 
+int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
+		     struct ibv_alloc_pd *cmd, size_t cmd_size,
+		     struct ib_uverbs_alloc_pd_resp *resp, size_t resp_size);
+int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
+int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+		   uint64_t hca_va, int access, struct verbs_mr *vmr,
+		   struct ibv_reg_mr *cmd, size_t cmd_size,
+		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+			 size_t cmd_size,
+			 struct ib_uverbs_ex_create_cq_resp *resp,
+			 size_t resp_size, uint32_t cmd_flags);
+int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+/* What libibverbs does itself after the provider's create_cq and
+ * create_cq_ex ops; a direct verb that creates a CQ has to do it too.
+ */
+void verbs_init_cq(struct ibv_cq *cq, struct ibv_context *context,
+		   struct ibv_comp_channel *channel, void *cq_context);
+
+int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
+			 struct ibv_qp_init_attr_ex *attr_ex,
+			 struct ibv_create_qp *cmd, size_t cmd_size,
+			 struct ib_uverbs_create_qp_resp *resp,
+			 size_t resp_size);
+int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		      int attr_mask, struct ibv_modify_qp *cmd,
+		      size_t cmd_size);
+int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
+		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
+		     struct ibv_query_qp *cmd, size_t cmd_size);
+int ibv_cmd_destroy_qp(struct ibv_qp *qp);
+
+int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
+		      struct ibv_ah_attr *attr,
+		      struct ib_uverbs_create_ah_resp *resp, size_t resp_size);
+int ibv_cmd_destroy_ah(struct ibv_ah *ah);
+
 /*
  * Layout checks (x86_64 / LP64, rdma-core 44).  Offsets were computed from
  * v44's driver.h and kern-abi.h; ibv_device and verbs_context are public
@@ -352,6 +465,20 @@ int ibv_cmd_query_port(struct ibv_context *context, uint8_t port_num,
 IBV_PRIVATE_ASSERT_SIZE(ibv_device, 664);
 IBV_PRIVATE_ASSERT_SIZE(verbs_context, 648);
 IBV_PRIVATE_ASSERT_OFF(verbs_context, context, 320);
+
+IBV_PRIVATE_ASSERT_SIZE(verbs_mr, 56);
+IBV_PRIVATE_ASSERT_OFF(verbs_mr, mr_type, 48);
+IBV_PRIVATE_ASSERT_OFF(verbs_mr, access, 52);
+IBV_PRIVATE_ASSERT_SIZE(verbs_qp, 368);
+IBV_PRIVATE_ASSERT_OFF(verbs_qp, qp, 0);
+IBV_PRIVATE_ASSERT_OFF(verbs_qp, qp_ex, 0);
+IBV_PRIVATE_ASSERT_OFF(verbs_qp, comp_mask, 352);
+IBV_PRIVATE_ASSERT_OFF(verbs_qp, xrcd, 360);
+IBV_PRIVATE_ASSERT_SIZE(verbs_cq, 288);
+IBV_PRIVATE_ASSERT_OFF(verbs_cq, cq_ex, 0);
+_Static_assert(offsetof(struct ibv_qp_ex, qp_base) == 0, "qp_ex layout");
+_Static_assert(offsetof(struct ibv_cq_ex, context) ==
+	       offsetof(struct ibv_cq, context), "cq_ex layout");
 
 IBV_PRIVATE_ASSERT_SIZE(verbs_match_ent, 24);
 IBV_PRIVATE_ASSERT_OFF(verbs_match_ent, u, 8);
@@ -400,16 +527,25 @@ IBV_PRIVATE_ASSERT_OFF(verbs_device, core_support, 704);
 IBV_PRIVATE_ASSERT_SIZE(verbs_context_ops, 76 * sizeof(void (*)(void)));
 IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, advise_mr, 0);
 IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, alloc_pd, 5 * 8);
+IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, cq_event, 12 * 8);
 IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, create_ah, 13 * 8);
 IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, create_cq, 15 * 8);
+IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, create_cq_ex, 16 * 8);
 IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, create_qp, 19 * 8);
+IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, create_qp_ex, 20 * 8);
 IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, dealloc_pd, 26 * 8);
 IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, dereg_mr, 28 * 8);
+IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, destroy_ah, 29 * 8);
+IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, destroy_cq, 31 * 8);
+IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, destroy_qp, 34 * 8);
 IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, free_context, 39 * 8);
 IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, modify_qp, 47 * 8);
 IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, poll_cq, 53 * 8);
+IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, post_recv, 54 * 8);
+IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, post_send, 55 * 8);
 IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, query_device_ex, 58 * 8);
 IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, query_port, 60 * 8);
+IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, query_qp, 61 * 8);
 IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, reg_mr, 68 * 8);
 IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, req_notify_cq, 69 * 8);
 IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, unimport_pd, 75 * 8);
@@ -418,6 +554,12 @@ IBV_PRIVATE_ASSERT_SIZE(ex_hdr, 24);
 IBV_PRIVATE_ASSERT_SIZE(ibv_get_context, 16);
 IBV_PRIVATE_ASSERT_SIZE(ibv_query_port, 24);
 IBV_PRIVATE_ASSERT_SIZE(ibv_query_device_ex, 32);
+IBV_PRIVATE_ASSERT_SIZE(ibv_alloc_pd, 16);
+IBV_PRIVATE_ASSERT_SIZE(ibv_reg_mr, 48);
+IBV_PRIVATE_ASSERT_SIZE(ibv_create_cq_ex, 56);
+IBV_PRIVATE_ASSERT_SIZE(ibv_create_qp, 64);
+IBV_PRIVATE_ASSERT_SIZE(ibv_modify_qp, 120);
+IBV_PRIVATE_ASSERT_SIZE(ibv_query_qp, 24);
 
 _Static_assert(RDMA_DRIVER_EFA == 17, "RDMA_DRIVER_EFA moved");
 

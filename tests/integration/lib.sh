@@ -17,6 +17,10 @@ fail() {
 cleanup() {
 	local rc=$?
 
+	if [ "$rc" -ne 0 ] && [ -s "$RUN/softefad.log" ]; then
+		echo "--- softefad.log" >&2
+		cat "$RUN/softefad.log" >&2
+	fi
 	"$SOFTEFA" --run-dir "$RUN" stop >/dev/null 2>&1 || true
 	if grep -Eq "Sanitizer|runtime error" "$RUN/softefad.log" 2>/dev/null; then
 		echo "FAIL: softefad reported:" >&2
@@ -97,8 +101,10 @@ pair() {
 	local sp=$1 cp=$2 spid rc=0
 	shift 2
 
-	timeout 120 "$SOFTEFA" --run-dir "$RUN" exec --provider "$sp" -- "$@" \
-		>"$RUN/server.out" 2>&1 &
+	# line-buffered, so a run that has to be killed still says how far
+	# it got
+	timeout 60 "$SOFTEFA" --run-dir "$RUN" exec --provider "$sp" -- \
+		stdbuf -oL "$@" >"$RUN/server.out" 2>&1 &
 	spid=$!
 	if ! wait_listen "$PORT"; then
 		kill "$spid" 2>/dev/null
@@ -106,12 +112,14 @@ pair() {
 		echo "$1: the server did not listen" >&2
 		return 1
 	fi
-	timeout 120 "$SOFTEFA" --run-dir "$RUN" exec --provider "$cp" -- "$@" \
-		127.0.0.1 >"$RUN/client.out" 2>&1 || rc=$?
+	timeout 60 "$SOFTEFA" --run-dir "$RUN" exec --provider "$cp" -- \
+		stdbuf -oL "$@" 127.0.0.1 >"$RUN/client.out" 2>&1 || rc=$?
 	wait "$spid" || rc=$((rc ? rc : $?))
 	if [ "$rc" -ne 0 ]; then
 		echo "--- server" >&2; cat "$RUN/server.out" >&2
 		echo "--- client" >&2; cat "$RUN/client.out" >&2
+		echo "--- device" >&2
+		"$SOFTEFA" --run-dir "$RUN" stats >&2 || true
 		echo "$*: exit status $rc" >&2
 	fi
 	return "$rc"

@@ -63,3 +63,146 @@ void efa_fixture_query_device_resp(struct efa_query_device_ex_resp *resp)
 				EFA_QUERY_DEVICE_CAPS_CQ_WITH_SGID |
 				EFA_QUERY_DEVICE_CAPS_RDMA_WRITE;
 }
+
+void efa_fixture_open(struct efa_fixture *fx)
+{
+	struct efa_alloc_ucontext_resp uresp;
+	struct efa_query_device_ex_resp dresp;
+	struct efa_context *ctx;
+
+	efa_fixture_init(fx, &efa_dev_ops);
+	ctx = fx->ctx;
+	efa_fixture_ucontext_resp(&uresp);
+	efa_fixture_query_device_resp(&dresp);
+	ck_assert_int_eq(efa_ucontext_resp_parse(ctx, &uresp), 0);
+	ck_assert_int_eq(efa_device_limits_parse(ctx, &dresp,
+						 sizeof(dresp.ibv_resp)), 0);
+
+	ctx->page_size = 4096;
+	ctx->qp_table_mask = 255;
+	ctx->qp_table = calloc(256, sizeof(*ctx->qp_table));
+	ck_assert_ptr_nonnull(ctx->qp_table);
+	pthread_spin_init(&ctx->qp_table_lock, PTHREAD_PROCESS_PRIVATE);
+}
+
+void efa_fixture_close(struct efa_fixture *fx)
+{
+	pthread_spin_destroy(&fx->ctx->qp_table_lock);
+	free(fx->ctx->qp_table);
+	efa_fixture_fini(fx);
+}
+
+void efa_fake_cq_init(struct efa_fixture *fx, struct efa_fake_cq *fc,
+		      uint16_t num_sub_cqs, uint32_t entries,
+		      uint32_t cqe_size, uint64_t wc_flags)
+{
+	struct efa_cq *cq;
+
+	memset(fc, 0, sizeof(*fc));
+	fc->entries = entries;
+	fc->cqe_size = cqe_size;
+	fc->num_sub_cqs = num_sub_cqs;
+	fc->ring = calloc(num_sub_cqs, (size_t)entries * cqe_size);
+	ck_assert_ptr_nonnull(fc->ring);
+
+	cq = efa_cq_alloc(num_sub_cqs);
+	ck_assert_ptr_nonnull(cq);
+	cq->verbs_cq.cq.context = &fx->ctx->ibvctx.context;
+	cq->verbs_cq.cq.cqe = entries;
+	cq->db = &fc->db;
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	efa_cq_init_sub_cqs(cq, fc->ring, num_sub_cqs, entries, cqe_size);
+	efa_cq_fill_pfns(cq, wc_flags);
+	fc->cq = cq;
+}
+
+void efa_fake_cq_fini(struct efa_fake_cq *fc)
+{
+	pthread_spin_destroy(&fc->cq->lock);
+	free(fc->cq);
+	free(fc->ring);
+}
+
+void efa_fake_cq_write(struct efa_fake_cq *fc, uint16_t sub_cq,
+		       uint32_t idx, const void *cqe, uint8_t phase)
+{
+	uint8_t *slot = fc->ring +
+			((size_t)sub_cq * fc->entries + idx) * fc->cqe_size;
+	struct efa_io_cdesc_common *common = (void *)slot;
+	uint8_t flags;
+
+	memcpy(slot, cqe, fc->cqe_size);
+	flags = (common->flags & ~EFA_IO_CDESC_COMMON_PHASE) | (phase & 1);
+	__atomic_store_n(&common->flags, flags, __ATOMIC_RELEASE);
+}
+
+void efa_fake_qp_init(struct efa_fixture *fx, struct efa_fake_qp *fq,
+		      struct efa_fake_cq *fc, enum ibv_qp_type type,
+		      const struct ibv_qp_cap *cap, uint32_t qpn,
+		      uint64_t send_ops_flags, int sq_sig_all)
+{
+	struct efa_context *ctx = fx->ctx;
+	struct ibv_qp *ibvqp;
+	struct efa_qp *qp;
+
+	memset(fq, 0, sizeof(*fq));
+	ck_assert_int_eq(efa_qp_geometry(ctx, cap, &fq->geom), 0);
+
+	qp = calloc(1, sizeof(*qp));
+	ck_assert_ptr_nonnull(qp);
+	ck_assert_int_eq(efa_wq_init(&qp->sq.wq, fq->geom.sq_wqe_cnt,
+				     fq->geom.sq_wqe_cnt, cap->max_send_sge,
+				     &fq->sq_db), 0);
+	ck_assert_int_eq(efa_wq_init(&qp->rq.wq, fq->geom.rq_wqe_cnt,
+				     fq->geom.rq_desc_cnt, cap->max_recv_sge,
+				     &fq->rq_db), 0);
+
+	fq->llq = calloc(fq->geom.sq_wqe_cnt, sizeof(*fq->llq));
+	fq->rq_ring = calloc(fq->geom.rq_desc_cnt, sizeof(*fq->rq_ring));
+	ck_assert_ptr_nonnull(fq->llq);
+	ck_assert_ptr_nonnull(fq->rq_ring);
+	qp->rq.buf = fq->rq_ring;
+	efa_sq_setup(ctx, &qp->sq, (uint8_t *)fq->llq, ctx->inline_buf_size,
+		     sq_sig_all);
+
+	ibvqp = &qp->verbs_qp.qp;
+	ibvqp->context = &ctx->ibvctx.context;
+	ibvqp->qp_num = qpn;
+	ibvqp->qp_type = type;
+	ibvqp->state = IBV_QPS_RTS;
+	ibvqp->send_cq = &fc->cq->verbs_cq.cq;
+	ibvqp->recv_cq = &fc->cq->verbs_cq.cq;
+	if (send_ops_flags) {
+		qp->sq.local_queue = calloc(fq->geom.sq_wqe_cnt,
+					    sizeof(*qp->sq.local_queue));
+		ck_assert_ptr_nonnull(qp->sq.local_queue);
+		efa_qp_fill_wr_pfns(qp, send_ops_flags);
+		qp->verbs_qp.comp_mask |= VERBS_QP_EX;
+	}
+
+	/* As the device does for the first QP: everything in sub-CQ 0. */
+	ck_assert_int_eq(efa_cq_activate_sub_cq(fc->cq, 0), 0);
+	ctx->qp_table[qpn & ctx->qp_table_mask] = qp;
+	fq->qp = qp;
+}
+
+void efa_fake_qp_fini(struct efa_fixture *fx, struct efa_fake_qp *fq)
+{
+	struct efa_context *ctx = fx->ctx;
+	struct efa_qp *qp = fq->qp;
+
+	ctx->qp_table[qp->verbs_qp.qp.qp_num & ctx->qp_table_mask] = NULL;
+	efa_wq_fini(&qp->sq.wq);
+	efa_wq_fini(&qp->rq.wq);
+	free(qp->sq.local_queue);
+	free(qp);
+	free(fq->llq);
+	free(fq->rq_ring);
+}
+
+void efa_fake_ah_init(struct efa_fixture *fx, struct efa_ah *ah, uint16_t ahn)
+{
+	memset(ah, 0, sizeof(*ah));
+	ah->ibvah.context = &fx->ctx->ibvctx.context;
+	ah->efa_ah = ahn;
+}

@@ -24,4 +24,68 @@ void efa_fixture_fini(struct efa_fixture *fx);
 void efa_fixture_ucontext_resp(struct efa_alloc_ucontext_resp *resp);
 void efa_fixture_query_device_resp(struct efa_query_device_ex_resp *resp);
 
+/*
+ * An EFA context as efa_alloc_context() leaves it, with those limits and a
+ * QP table, but no kernel behind it: only what the data path and the
+ * argument checks of the direct verbs touch works.
+ */
+void efa_fixture_open(struct efa_fixture *fx);
+void efa_fixture_close(struct efa_fixture *fx);
+
+/*
+ * A CQ over rings in ordinary memory, which the test writes as the device
+ * would, and a doorbell word it can read back.
+ */
+struct efa_fake_cq {
+	struct efa_cq *cq;
+	uint8_t *ring;
+	uint32_t entries;		/* per sub-CQ */
+	uint32_t cqe_size;
+	uint16_t num_sub_cqs;
+	uint32_t db;
+};
+
+void efa_fake_cq_init(struct efa_fixture *fx, struct efa_fake_cq *fc,
+		      uint16_t num_sub_cqs, uint32_t entries,
+		      uint32_t cqe_size, uint64_t wc_flags);
+void efa_fake_cq_fini(struct efa_fake_cq *fc);
+/* Writes a completion entry (cqe_size bytes of cqe) into slot idx of a
+ * sub-CQ, its phase bit last, as the device does.
+ */
+void efa_fake_cq_write(struct efa_fake_cq *fc, uint16_t sub_cq,
+		       uint32_t idx, const void *cqe, uint8_t phase);
+
+/*
+ * A QP set up as create_qp() sets it up after the kernel answered, with
+ * its LLQ, RQ ring and doorbells in ordinary memory.  The QP is in RTS.
+ */
+struct efa_fake_qp {
+	struct efa_qp *qp;
+	struct efa_io_tx_wqe *llq;
+	struct efa_io_rx_desc *rq_ring;
+	struct efa_qp_geom geom;
+	uint32_t sq_db;
+	uint32_t rq_db;
+};
+
+void efa_fake_qp_init(struct efa_fixture *fx, struct efa_fake_qp *fq,
+		      struct efa_fake_cq *fc, enum ibv_qp_type type,
+		      const struct ibv_qp_cap *cap, uint32_t qpn,
+		      uint64_t send_ops_flags, int sq_sig_all);
+void efa_fake_qp_fini(struct efa_fixture *fx, struct efa_fake_qp *fq);
+
+static inline struct ibv_qp *efa_fake_ibvqp(struct efa_fake_qp *fq)
+{
+	return &fq->qp->verbs_qp.qp;
+}
+
+static inline struct ibv_qp_ex *efa_fake_ibvqpx(struct efa_fake_qp *fq)
+{
+	return &fq->qp->verbs_qp.qp_ex;
+}
+
+/* An AH the device numbered ahn. */
+void efa_fake_ah_init(struct efa_fixture *fx, struct efa_ah *ah,
+		      uint16_t ahn);
+
 #endif /* EFA_FIXTURE_H */

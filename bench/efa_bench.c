@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * efa_bench: what one SRD message costs through whichever provider drives
+ * the device (run it under "softefa exec --provider ours|stock").
+ *
+ *   efa_bench rate N   64-byte sends from one process to another: messages
+ *                      per second at the receiver
+ *   efa_bench lat N    64-byte ping-pong between two processes: round trip
+ *   efa_bench pair N   a QP sending to itself; under callgrind, only the
+ *                      ibv_post_send() and ibv_poll_cq() calls are counted
+ *
+ * The two processes of rate and lat are a fork of this one; they swap QP
+ * numbers over a pipe.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/efadv.h>
+#include <infiniband/verbs.h>
+#include <valgrind/callgrind.h>
+
+#define MSG		64
+#define QKEY		0x1234
+#define DEPTH		256
+#define WINDOW		64
+
+struct side {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *scq, *rcq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	struct ibv_ah *ah;
+	uint8_t *buf;
+	uint32_t peer_qpn;
+};
+
+static void die(const char *what)
+{
+	fprintf(stderr, "efa_bench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void setup(struct side *s)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_qp_init_attr_ex qa = {
+		.qp_type = IBV_QPT_DRIVER,
+		.cap = { .max_send_wr = DEPTH, .max_recv_wr = DEPTH,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+	};
+	struct efadv_qp_init_attr dv = {
+		.driver_qp_type = EFADV_QP_DRIVER_TYPE_SRD,
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = QKEY,
+	};
+	union ibv_gid gid;
+	struct ibv_ah_attr aha = { .is_global = 1, .port_num = 1 };
+
+	if (!list || !list[0])
+		die("no device");
+	s->ctx = ibv_open_device(list[0]);
+	ibv_free_device_list(list);
+	if (!s->ctx)
+		die("open device");
+	s->pd = ibv_alloc_pd(s->ctx);
+	s->scq = ibv_create_cq(s->ctx, DEPTH, NULL, NULL, 0);
+	s->rcq = ibv_create_cq(s->ctx, DEPTH, NULL, NULL, 0);
+	s->buf = aligned_alloc(4096, 2 * DEPTH * MSG);
+	if (!s->pd || !s->scq || !s->rcq || !s->buf)
+		die("resources");
+	s->mr = ibv_reg_mr(s->pd, s->buf, 2 * DEPTH * MSG,
+			   IBV_ACCESS_LOCAL_WRITE);
+	if (!s->mr)
+		die("reg_mr");
+	qa.pd = s->pd;
+	qa.send_cq = s->scq;
+	qa.recv_cq = s->rcq;
+	s->qp = efadv_create_qp_ex(s->ctx, &qa, &dv, sizeof(dv));
+	if (!s->qp)
+		die("create SRD QP");
+	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_QKEY))
+		die("INIT");
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE))
+		die("RTR");
+	a.qp_state = IBV_QPS_RTS;
+	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		die("RTS");
+	if (ibv_query_gid(s->ctx, 1, 0, &gid))
+		die("query_gid");
+	aha.grh.dgid = gid;
+	s->ah = ibv_create_ah(s->pd, &aha);
+	if (!s->ah)
+		die("create_ah");
+}
+
+static void post_recv(struct side *s, unsigned int slot)
+{
+	struct ibv_sge sge = { (uintptr_t)s->buf + (DEPTH + slot) * MSG, MSG,
+			       s->mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = slot, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	if (ibv_post_recv(s->qp, &wr, &bad))
+		die("post_recv");
+}
+
+static int post_send(struct side *s, unsigned int slot)
+{
+	struct ibv_sge sge = { (uintptr_t)s->buf + slot * MSG, MSG, s->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = slot, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+		.wr.ud = { .ah = s->ah, .remote_qpn = s->peer_qpn,
+			   .remote_qkey = QKEY },
+	};
+	struct ibv_send_wr *bad;
+
+	return ibv_post_send(s->qp, &wr, &bad);
+}
+
+/* Wait for one completion on @cq; it must be a success. */
+static void wait_one(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	int n;
+
+	while (!(n = ibv_poll_cq(cq, 1, wc)))
+		;
+	if (n < 0 || wc->status != IBV_WC_SUCCESS) {
+		fprintf(stderr, "efa_bench: completion %s\n",
+			n < 0 ? "poll error" : ibv_wc_status_str(wc->status));
+		exit(1);
+	}
+}
+
+/* Fork a peer; the two sides learn each other's QPN. */
+static pid_t two_sides(struct side *s, bool *child)
+{
+	int up[2], down[2];
+	uint32_t mine;
+	pid_t pid;
+
+	if (pipe(up) || pipe(down))
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	*child = !pid;
+	setup(s);
+	mine = s->qp->qp_num;
+	if (write(*child ? up[1] : down[1], &mine, 4) != 4 ||
+	    read(*child ? down[0] : up[0], &s->peer_qpn, 4) != 4)
+		die("exchange");
+	return pid;
+}
+
+static int finish(pid_t pid, bool child)
+{
+	int status;
+
+	if (child)
+		exit(0);
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return 1;
+	return 0;
+}
+
+/* Receiver counts, sender keeps WINDOW messages in flight. */
+static int run_rate(long n)
+{
+	struct side s = {};
+	struct ibv_wc wc;
+	bool child;
+	pid_t pid = two_sides(&s, &child);
+	long i, sent = 0, done = 0;
+	double t0;
+
+	if (child) {
+		for (i = 0; i < DEPTH; i++)
+			post_recv(&s, i);
+		wait_one(s.rcq, &wc);
+		t0 = now();
+		post_recv(&s, wc.wr_id);
+		for (i = 1; i < n; i++) {
+			wait_one(s.rcq, &wc);
+			post_recv(&s, wc.wr_id);
+		}
+		printf("rate %.3f Mmsg/s\n", (n - 1) / (now() - t0) / 1e6);
+		fflush(stdout);
+		return finish(pid, child);
+	}
+	usleep(100000);		/* the receiver's buffers are posted */
+	while (done < n) {
+		while (sent < n && sent - done < WINDOW)
+			if (post_send(&s, sent++ % WINDOW))
+				die("post_send");
+		wait_one(s.scq, &wc);
+		done++;
+	}
+	return finish(pid, child);
+}
+
+static int run_lat(long n)
+{
+	struct side s = {};
+	struct ibv_wc wc;
+	bool child;
+	pid_t pid = two_sides(&s, &child);
+	double t0 = 0;
+	long i;
+
+	post_recv(&s, 0);
+	usleep(100000);
+	for (i = 0; i <= n; i++) {
+		if (i == 1)
+			t0 = now();
+		if (!child) {
+			if (post_send(&s, 0))
+				die("post_send");
+			wait_one(s.scq, &wc);
+		}
+		wait_one(s.rcq, &wc);
+		post_recv(&s, 0);
+		if (child) {
+			if (post_send(&s, 0))
+				die("post_send");
+			wait_one(s.scq, &wc);
+		}
+	}
+	if (!child)
+		printf("rtt %.2f us\n", (now() - t0) / n * 1e6);
+	return finish(pid, child);
+}
+
+/*
+ * Only the two verbs are counted: the completion is given time to arrive
+ * outside the counted region, so the counted poll finds it.
+ */
+static int run_pair(long n)
+{
+	struct side s = {};
+	struct ibv_wc wc;
+	long i, empty = 0;
+	int got;
+
+	setup(&s);
+	s.peer_qpn = s.qp->qp_num;
+	for (i = 0; i < n; i++) {
+		post_recv(&s, 0);
+		CALLGRIND_TOGGLE_COLLECT;
+		got = post_send(&s, 0);
+		CALLGRIND_TOGGLE_COLLECT;
+		if (got)
+			die("post_send");
+		for (;;) {
+			usleep(1000);
+			CALLGRIND_TOGGLE_COLLECT;
+			got = ibv_poll_cq(s.scq, 1, &wc);
+			CALLGRIND_TOGGLE_COLLECT;
+			if (got)
+				break;
+			empty++;
+		}
+		if (got < 0 || wc.status != IBV_WC_SUCCESS)
+			die("send completion");
+		wait_one(s.rcq, &wc);
+	}
+	printf("pairs %ld empty_polls %ld\n", n, empty);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc == 3 ? atol(argv[2]) : 0;
+
+	if (n <= 1) {
+		fprintf(stderr, "usage: efa_bench rate|lat|pair N\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "rate"))
+		return run_rate(n);
+	if (!strcmp(argv[1], "lat"))
+		return run_lat(n);
+	if (!strcmp(argv[1], "pair"))
+		return run_pair(n);
+	fprintf(stderr, "usage: efa_bench rate|lat|pair N\n");
+	return 2;
+}

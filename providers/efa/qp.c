@@ -1,0 +1,636 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Queue pairs: UD through the generic verbs, SRD through the direct verbs;
+ * modify, query and destroy.
+ *
+ * The send queue is the device's LLQ (write-combining device memory), the
+ * receive queue a ring of receive descriptors in host memory; each has a
+ * doorbell page.  All four are mapped here, in the order the kernel's
+ * stock provider maps them.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "efa.h"
+#include "efa_dp.h"
+
+/* Producer counters and request ids are 16 bits wide. */
+#define EFA_MAX_RING_ENTRIES (1U << 16)
+
+static const char *efa_qp_type_str(enum ibv_qp_type type)
+{
+	switch (type) {
+	case IBV_QPT_RC:
+		return "RC";
+	case IBV_QPT_UC:
+		return "UC";
+	case IBV_QPT_RAW_PACKET:
+		return "RAW_PACKET";
+	case IBV_QPT_XRC_SEND:
+	case IBV_QPT_XRC_RECV:
+		return "XRC";
+	case IBV_QPT_DRIVER:
+		return "DRIVER (use efadv_create_qp_ex)";
+	default:
+		return "this QP type";
+	}
+}
+
+int efa_qp_geometry(const struct efa_context *ctx,
+		    const struct ibv_qp_cap *cap, struct efa_qp_geom *geom)
+{
+	struct verbs_context *vctx = (struct verbs_context *)&ctx->ibvctx;
+	uint64_t rq_descs = (uint64_t)cap->max_recv_sge * cap->max_recv_wr;
+	uint32_t sq_wrs = cap->max_send_wr > ctx->min_sq_wr ?
+				  cap->max_send_wr : ctx->min_sq_wr;
+
+	if (cap->max_send_sge > ctx->max_sq_sge ||
+	    cap->max_send_sge > EFA_IO_TX_DESC_NUM_BUFS ||
+	    cap->max_recv_sge > ctx->max_rq_sge ||
+	    cap->max_send_wr > ctx->max_sq_wr ||
+	    cap->max_recv_wr > ctx->max_rq_wr ||
+	    cap->max_inline_data > ctx->inline_buf_size) {
+		verbs_err(vctx,
+			  "caps sq %u/%u rq %u/%u inline %u exceed sq %u/%u rq %u/%u inline %u\n",
+			  cap->max_send_wr, cap->max_send_sge,
+			  cap->max_recv_wr, cap->max_recv_sge,
+			  cap->max_inline_data, ctx->max_sq_wr,
+			  ctx->max_sq_sge, ctx->max_rq_wr, ctx->max_rq_sge,
+			  ctx->inline_buf_size);
+		return EINVAL;
+	}
+
+	if (sq_wrs > EFA_MAX_RING_ENTRIES || rq_descs > EFA_MAX_RING_ENTRIES) {
+		verbs_err(vctx, "rings of %u WQEs / %llu descriptors\n",
+			  sq_wrs, (unsigned long long)rq_descs);
+		return EINVAL;
+	}
+
+	/* The device needs power-of-two rings; an RQ holds as many WRs as
+	 * fit when each uses every SGE.
+	 */
+	geom->sq_wqe_cnt = efa_roundup_pow2(sq_wrs);
+	geom->rq_desc_cnt = efa_roundup_pow2(rq_descs);
+	geom->rq_wqe_cnt = rq_descs ? geom->rq_desc_cnt / cap->max_recv_sge : 0;
+	return 0;
+}
+
+int efa_wq_init(struct efa_wq *wq, uint32_t wqe_cnt, uint32_t desc_cnt,
+		uint16_t max_sge, uint32_t *db)
+{
+	memset(wq, 0, sizeof(*wq));
+	pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+	wq->wqe_cnt = wqe_cnt;
+	wq->desc_mask = desc_cnt - 1;
+	wq->max_sge = max_sge;
+	wq->db = db;
+	if (!wqe_cnt)
+		return 0;
+
+	wq->wrid = malloc(wqe_cnt * sizeof(*wq->wrid));
+	wq->wrid_idx_pool = malloc(wqe_cnt * sizeof(*wq->wrid_idx_pool));
+	if (!wq->wrid || !wq->wrid_idx_pool) {
+		efa_wq_fini(wq);
+		return ENOMEM;
+	}
+
+	for (uint32_t i = 0; i < wqe_cnt; i++)
+		wq->wrid_idx_pool[i] = i;
+	return 0;
+}
+
+void efa_wq_fini(struct efa_wq *wq)
+{
+	free(wq->wrid);
+	free(wq->wrid_idx_pool);
+	wq->wrid = NULL;
+	wq->wrid_idx_pool = NULL;
+	pthread_spin_destroy(&wq->lock);
+}
+
+void efa_sq_setup(const struct efa_context *ctx, struct efa_sq *sq,
+		  uint8_t *desc, uint32_t max_inline_data, int sq_sig_all)
+{
+	uint32_t batch = UINT16_MAX;
+
+	sq->desc = desc;
+	sq->max_inline_data = max_inline_data;
+	sq->max_rdma_sge = ctx->max_sge_rd < EFA_IO_TX_DESC_NUM_RDMA_BUFS ?
+				   ctx->max_sge_rd :
+				   EFA_IO_TX_DESC_NUM_RDMA_BUFS;
+	sq->sig_all = sq_sig_all ? IBV_SEND_SIGNALED : 0;
+
+	/* max_tx_batch counts 64-byte units the device takes per doorbell. */
+	if (ctx->max_tx_batch)
+		batch = ctx->max_tx_batch * 64 / EFA_IO_TX_WQE_SIZE;
+	/* A device with a minimum SQ size cannot take a doorbell for the
+	 * whole ring at once.
+	 */
+	if (ctx->min_sq_wr && batch > sq->wq.wqe_cnt - 1)
+		batch = sq->wq.wqe_cnt - 1;
+	sq->max_batch_wr = batch ? batch : 1;
+}
+
+/*
+ * Back to a fresh queue after a move to RESET.  The SQ phase restarts too,
+ * so that a WQE's phase stays (index / ring size) & 1 counted from the
+ * reset, the same as for a new QP.  WRs still outstanding are forgotten,
+ * so the free list is rebuilt rather than rewound: rewinding would keep
+ * whatever order out-of-order completions left it in, with the ids of
+ * the forgotten WRs missing.
+ */
+void efa_qp_reset_indices(struct efa_qp *qp)
+{
+	struct efa_wq *wqs[] = { &qp->sq.wq, &qp->rq.wq };
+
+	for (size_t i = 0; i < sizeof(wqs) / sizeof(wqs[0]); i++) {
+		struct efa_wq *wq = wqs[i];
+
+		pthread_spin_lock(&wq->lock);
+		wq->pc = 0;
+		wq->phase = 0;
+		wq->wrid_idx_pool_next = 0;
+		for (uint32_t j = 0; j < wq->wqe_cnt; j++)
+			wq->wrid_idx_pool[j] = j;
+		pthread_spin_unlock(&wq->lock);
+	}
+}
+
+static void *efa_mmap(struct efa_context *ctx, size_t len, uint64_t key)
+{
+	void *p = mmap(NULL, len, PROT_WRITE, MAP_SHARED,
+		       ctx->ibvctx.context.cmd_fd, key);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void efa_qp_unmap(struct efa_context *ctx, struct efa_qp *qp)
+{
+	if (qp->sq.desc_map)
+		munmap(qp->sq.desc_map, qp->sq.desc_map_size);
+	if (qp->sq.wq.db_page)
+		munmap(qp->sq.wq.db_page, ctx->page_size);
+	if (qp->rq.buf)
+		munmap(qp->rq.buf, qp->rq.buf_size);
+	if (qp->rq.wq.db_page)
+		munmap(qp->rq.wq.db_page, ctx->page_size);
+}
+
+static int efa_qp_map(struct efa_context *ctx, struct efa_qp *qp,
+		      const struct efa_ibv_create_qp_resp *resp,
+		      const struct efa_qp_geom *geom)
+{
+	size_t db_max = ctx->page_size - sizeof(uint32_t);
+	size_t rq_ring = (size_t)geom->rq_desc_cnt * EFA_IO_RX_DESC_SIZE;
+	size_t sq_ring = (size_t)geom->sq_wqe_cnt * EFA_IO_TX_WQE_SIZE;
+	int err;
+
+	if (resp->rq_db_offset > db_max || resp->sq_db_offset > db_max ||
+	    resp->llq_desc_offset >= ctx->page_size ||
+	    (rq_ring && resp->rq_mmap_size < rq_ring)) {
+		verbs_err(&ctx->ibvctx, "QP mapping offsets out of range\n");
+		return EINVAL;
+	}
+
+	if (geom->rq_wqe_cnt) {
+		qp->rq.wq.db_page = efa_mmap(ctx, ctx->page_size,
+					     resp->rq_db_mmap_key);
+		if (!qp->rq.wq.db_page)
+			goto err_mmap;
+		qp->rq.wq.db = (uint32_t *)((uint8_t *)qp->rq.wq.db_page +
+					    resp->rq_db_offset);
+
+		qp->rq.buf_size = resp->rq_mmap_size;
+		qp->rq.buf = efa_mmap(ctx, qp->rq.buf_size, resp->rq_mmap_key);
+		if (!qp->rq.buf)
+			goto err_mmap;
+	}
+
+	if (geom->sq_wqe_cnt) {
+		qp->sq.wq.db_page = efa_mmap(ctx, ctx->page_size,
+					     resp->sq_db_mmap_key);
+		if (!qp->sq.wq.db_page)
+			goto err_mmap;
+		qp->sq.wq.db = (uint32_t *)((uint8_t *)qp->sq.wq.db_page +
+					    resp->sq_db_offset);
+
+		qp->sq.desc_map_size = (sq_ring + resp->llq_desc_offset +
+					ctx->page_size - 1) &
+				       ~(ctx->page_size - 1);
+		qp->sq.desc_map = efa_mmap(ctx, qp->sq.desc_map_size,
+					   resp->llq_desc_mmap_key);
+		if (!qp->sq.desc_map)
+			goto err_mmap;
+	}
+	return 0;
+
+err_mmap:
+	err = errno;
+	verbs_err(&ctx->ibvctx, "QP queue mmap failed: %s\n", strerror(err));
+	return err;
+}
+
+static int efa_qp_check_attr(struct efa_context *ctx,
+			     const struct ibv_qp_init_attr_ex *attr,
+			     uint32_t driver_qp_type)
+{
+	uint64_t ops = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+
+	if (attr->qp_type == IBV_QPT_DRIVER) {
+		if (driver_qp_type != EFADV_QP_DRIVER_TYPE_SRD) {
+			verbs_err(&ctx->ibvctx,
+				  "driver QP type %u is not SRD\n",
+				  driver_qp_type);
+			return EOPNOTSUPP;
+		}
+		if (ctx->device_caps & EFA_QUERY_DEVICE_CAPS_RDMA_READ)
+			ops |= IBV_QP_EX_WITH_RDMA_READ;
+	}
+
+	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+		verbs_err(&ctx->ibvctx, "unsupported comp_mask 0x%x\n",
+			  attr->comp_mask);
+		return EOPNOTSUPP;
+	}
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD)) {
+		verbs_err(&ctx->ibvctx, "a PD is required\n");
+		return EINVAL;
+	}
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    (attr->send_ops_flags & ~ops)) {
+		verbs_err(&ctx->ibvctx,
+			  "unsupported send_ops_flags 0x%llx (have 0x%llx)\n",
+			  (unsigned long long)attr->send_ops_flags,
+			  (unsigned long long)ops);
+		return EOPNOTSUPP;
+	}
+	if (!attr->send_cq || !attr->recv_cq) {
+		verbs_err(&ctx->ibvctx, "send and receive CQs are required\n");
+		return EINVAL;
+	}
+	if (attr->srq) {
+		verbs_err(&ctx->ibvctx, "SRQ is not supported\n");
+		return EINVAL;
+	}
+	return 0;
+}
+
+static void efa_lock_cqs(struct ibv_qp *ibvqp)
+{
+	struct efa_cq *send_cq = to_efa_cq(ibvqp->send_cq);
+	struct efa_cq *recv_cq = to_efa_cq(ibvqp->recv_cq);
+
+	pthread_spin_lock(&recv_cq->lock);
+	if (send_cq != recv_cq)
+		pthread_spin_lock(&send_cq->lock);
+}
+
+static void efa_unlock_cqs(struct ibv_qp *ibvqp)
+{
+	struct efa_cq *send_cq = to_efa_cq(ibvqp->send_cq);
+	struct efa_cq *recv_cq = to_efa_cq(ibvqp->recv_cq);
+
+	if (send_cq != recv_cq)
+		pthread_spin_unlock(&send_cq->lock);
+	pthread_spin_unlock(&recv_cq->lock);
+}
+
+/* Starts polling the sub-CQs the device picked for the QP's queues. */
+static int efa_qp_activate_sub_cqs(struct ibv_qp *ibvqp,
+				   const struct efa_ibv_create_qp_resp *resp)
+{
+	struct efa_cq *send_cq = to_efa_cq(ibvqp->send_cq);
+	struct efa_cq *recv_cq = to_efa_cq(ibvqp->recv_cq);
+	int err;
+
+	efa_lock_cqs(ibvqp);
+	err = efa_cq_activate_sub_cq(send_cq, resp->send_sub_cq_idx);
+	if (!err)
+		err = efa_cq_activate_sub_cq(recv_cq, resp->recv_sub_cq_idx);
+	efa_unlock_cqs(ibvqp);
+
+	if (err)
+		verbs_err(to_verbs_context(ibvqp->context),
+			  "QP %u: sub-CQ %u/%u out of range\n", ibvqp->qp_num,
+			  resp->send_sub_cq_idx, resp->recv_sub_cq_idx);
+	return err;
+}
+
+static void efa_qp_free(struct efa_qp *qp)
+{
+	free(qp->sq.local_queue);
+	efa_wq_fini(&qp->sq.wq);
+	efa_wq_fini(&qp->rq.wq);
+	free(qp);
+}
+
+static struct efa_qp *efa_qp_alloc(const struct efa_qp_geom *geom,
+				   const struct ibv_qp_init_attr_ex *attr)
+{
+	struct efa_qp *qp = calloc(1, sizeof(*qp));
+
+	if (!qp)
+		return NULL;
+
+	if (efa_wq_init(&qp->sq.wq, geom->sq_wqe_cnt, geom->sq_wqe_cnt,
+			attr->cap.max_send_sge, NULL))
+		goto err_free;
+	if (efa_wq_init(&qp->rq.wq, geom->rq_wqe_cnt, geom->rq_desc_cnt,
+			attr->cap.max_recv_sge, NULL))
+		goto err_fini_sq;
+
+	/* Only the ibv_wr_* API stages WQEs. */
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    geom->sq_wqe_cnt) {
+		qp->sq.local_queue = malloc((size_t)geom->sq_wqe_cnt *
+					    EFA_IO_TX_WQE_SIZE);
+		if (!qp->sq.local_queue)
+			goto err_fini_rq;
+	}
+	return qp;
+
+err_fini_rq:
+	efa_wq_fini(&qp->rq.wq);
+err_fini_sq:
+	efa_wq_fini(&qp->sq.wq);
+err_free:
+	free(qp);
+	return NULL;
+}
+
+static struct ibv_qp *create_qp(struct ibv_context *ibvctx,
+				struct ibv_qp_init_attr_ex *attr,
+				uint32_t driver_qp_type)
+{
+	struct efa_context *ctx = to_efa_context(ibvctx);
+	struct efa_create_qp_resp resp = {};
+	struct efa_create_qp cmd = {};
+	struct ibv_qp_cap cap = attr->cap;
+	struct efa_qp_geom geom;
+	struct ibv_qp *ibvqp;
+	struct efa_qp *qp;
+	int err;
+
+	err = efa_qp_check_attr(ctx, attr, driver_qp_type);
+	if (err)
+		goto err_out;
+	err = efa_qp_geometry(ctx, &attr->cap, &geom);
+	if (err)
+		goto err_out;
+
+	qp = efa_qp_alloc(&geom, attr);
+	if (!qp) {
+		err = ENOMEM;
+		goto err_out;
+	}
+
+	cmd.drv.rq_ring_size = geom.rq_desc_cnt * EFA_IO_RX_DESC_SIZE;
+	cmd.drv.sq_ring_size = geom.sq_wqe_cnt * EFA_IO_TX_WQE_SIZE;
+	if (attr->qp_type == IBV_QPT_DRIVER)
+		cmd.drv.driver_qp_type = driver_qp_type;
+
+	/* The kernel sizes the QP from the depths really allocated. */
+	attr->cap.max_send_wr = geom.sq_wqe_cnt;
+	attr->cap.max_recv_wr = geom.rq_wqe_cnt;
+	err = ibv_cmd_create_qp_ex(ibvctx, &qp->verbs_qp, attr, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err) {
+		verbs_err(&ctx->ibvctx, "CREATE_QP failed: %s\n",
+			  strerror(err));
+		attr->cap = cap;
+		goto err_free;
+	}
+
+	ibvqp = &qp->verbs_qp.qp;
+	err = efa_qp_map(ctx, qp, &resp.drv, &geom);
+	if (err)
+		goto err_destroy;
+	err = efa_qp_activate_sub_cqs(ibvqp, &resp.drv);
+	if (err)
+		goto err_destroy;
+
+	efa_sq_setup(ctx, &qp->sq,
+		     qp->sq.desc_map ? (uint8_t *)qp->sq.desc_map +
+						resp.drv.llq_desc_offset :
+				       NULL,
+		     ctx->inline_buf_size, attr->sq_sig_all);
+	ibvqp->state = IBV_QPS_RESET;
+
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		efa_qp_fill_wr_pfns(qp, attr->send_ops_flags);
+		qp->verbs_qp.comp_mask |= VERBS_QP_EX;
+	}
+
+	pthread_spin_lock(&ctx->qp_table_lock);
+	ctx->qp_table[ibvqp->qp_num & ctx->qp_table_mask] = qp;
+	pthread_spin_unlock(&ctx->qp_table_lock);
+
+	attr->cap.max_send_wr = geom.sq_wqe_cnt;
+	attr->cap.max_recv_wr = geom.rq_wqe_cnt;
+	attr->cap.max_inline_data = ctx->inline_buf_size;
+	return ibvqp;
+
+err_destroy:
+	efa_qp_unmap(ctx, qp);
+	ibv_cmd_destroy_qp(ibvqp);
+	attr->cap = cap;
+err_free:
+	efa_qp_free(qp);
+err_out:
+	errno = err;
+	return NULL;
+}
+
+static bool efa_qp_type_ok(struct ibv_context *ibvctx, enum ibv_qp_type type)
+{
+	if (type == IBV_QPT_UD)
+		return true;
+
+	verbs_err(to_verbs_context(ibvctx),
+		  "%s is not supported by this device\n",
+		  efa_qp_type_str(type));
+	errno = EOPNOTSUPP;
+	return false;
+}
+
+/* Through a struct ibv_qp_init_attr_ex, copying the resulting caps back. */
+static struct ibv_qp *create_qp_legacy(struct ibv_pd *ibvpd,
+				       struct ibv_qp_init_attr *attr,
+				       uint32_t driver_qp_type)
+{
+	struct ibv_qp_init_attr_ex attr_ex = {};
+	struct ibv_qp *ibvqp;
+
+	memcpy(&attr_ex, attr, sizeof(*attr));
+	attr_ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+	attr_ex.pd = ibvpd;
+
+	ibvqp = create_qp(ibvpd->context, &attr_ex, driver_qp_type);
+	if (ibvqp)
+		memcpy(attr, &attr_ex, sizeof(*attr));
+	return ibvqp;
+}
+
+struct ibv_qp *efa_create_qp(struct ibv_pd *ibvpd,
+			     struct ibv_qp_init_attr *attr)
+{
+	if (!efa_qp_type_ok(ibvpd->context, attr->qp_type))
+		return NULL;
+
+	return create_qp_legacy(ibvpd, attr, 0);
+}
+
+struct ibv_qp *efa_create_qp_ex(struct ibv_context *ibvctx,
+				struct ibv_qp_init_attr_ex *attr)
+{
+	if (!efa_qp_type_ok(ibvctx, attr->qp_type))
+		return NULL;
+
+	return create_qp(ibvctx, attr, 0);
+}
+
+struct ibv_qp *efadv_create_driver_qp(struct ibv_pd *ibvpd,
+				      struct ibv_qp_init_attr *attr,
+				      uint32_t driver_qp_type)
+{
+	struct verbs_context *vctx = to_verbs_context(ibvpd->context);
+
+	if (!efa_is_dev(ibvpd->context->device)) {
+		verbs_err(vctx, "not an EFA device\n");
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->qp_type != IBV_QPT_DRIVER) {
+		verbs_err(vctx, "qp_type must be IBV_QPT_DRIVER\n");
+		errno = EINVAL;
+		return NULL;
+	}
+
+	return create_qp_legacy(ibvpd, attr, driver_qp_type);
+}
+
+/*
+ * efa_attr is the caller's struct of inlen bytes: it must reach
+ * driver_qp_type, and comp_mask, reserved and anything a newer caller has
+ * beyond our struct must be zero.
+ */
+int efa_dv_qp_attr_parse(struct efa_context *ctx,
+			 const struct ibv_qp_init_attr_ex *attr_ex,
+			 const struct efadv_qp_init_attr *efa_attr,
+			 uint32_t inlen, uint32_t *driver_qp_type)
+{
+	struct efadv_qp_init_attr in = {};
+
+	if (attr_ex->qp_type != IBV_QPT_DRIVER ||
+	    !vext_field_avail(struct efadv_qp_init_attr, driver_qp_type,
+			      inlen)) {
+		verbs_err(&ctx->ibvctx,
+			  "needs IBV_QPT_DRIVER and driver_qp_type\n");
+		return EINVAL;
+	}
+
+	/* Fields the caller's struct does not reach read as 0. */
+	memcpy(&in, efa_attr, inlen < sizeof(in) ? inlen : sizeof(in));
+	if (in.comp_mask ||
+	    !efa_buf_cleared(in.reserved, sizeof(in.reserved)) ||
+	    (inlen > sizeof(in) &&
+	     !efa_buf_cleared((const uint8_t *)efa_attr + sizeof(in),
+			      inlen - sizeof(in)))) {
+		verbs_err(&ctx->ibvctx,
+			  "efa_attr has comp_mask, reserved or unknown fields set\n");
+		return EINVAL;
+	}
+
+	*driver_qp_type = in.driver_qp_type;
+	return 0;
+}
+
+struct ibv_qp *efadv_create_qp_ex(struct ibv_context *ibvctx,
+				  struct ibv_qp_init_attr_ex *attr_ex,
+				  struct efadv_qp_init_attr *efa_attr,
+				  uint32_t inlen)
+{
+	uint32_t driver_qp_type;
+	int err;
+
+	if (!efa_is_dev(ibvctx->device)) {
+		verbs_err(to_verbs_context(ibvctx), "not an EFA device\n");
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+
+	err = efa_dv_qp_attr_parse(to_efa_context(ibvctx), attr_ex, efa_attr,
+				   inlen, &driver_qp_type);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+
+	return create_qp(ibvctx, attr_ex, driver_qp_type);
+}
+
+int efa_modify_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
+		  int attr_mask)
+{
+	struct ibv_modify_qp cmd = {};
+	int err;
+
+	err = ibv_cmd_modify_qp(ibvqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (err) {
+		verbs_err(to_verbs_context(ibvqp->context),
+			  "MODIFY_QP %u failed: %s\n", ibvqp->qp_num,
+			  strerror(err));
+		return err;
+	}
+
+	/* The posting paths check the state without asking the kernel. */
+	if (attr_mask & IBV_QP_STATE) {
+		ibvqp->state = attr->qp_state;
+		if (attr->qp_state == IBV_QPS_RESET)
+			efa_qp_reset_indices(to_efa_qp(ibvqp));
+	}
+	return 0;
+}
+
+int efa_query_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
+		 int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_query_qp cmd = {};
+
+	return ibv_cmd_query_qp(ibvqp, attr, attr_mask, init_attr, &cmd,
+				sizeof(cmd));
+}
+
+int efa_destroy_qp(struct ibv_qp *ibvqp)
+{
+	struct efa_context *ctx = to_efa_context(ibvqp->context);
+	struct efa_qp *qp = to_efa_qp(ibvqp);
+	struct efa_qp **slot;
+	int err;
+
+	err = ibv_cmd_destroy_qp(ibvqp);
+	if (err) {
+		verbs_err(&ctx->ibvctx, "DESTROY_QP %u failed: %s\n",
+			  ibvqp->qp_num, strerror(err));
+		return err;
+	}
+
+	/* With the CQs locked no poller is looking at this QP.  The number
+	 * may already belong to a new QP, whose entry must stay.
+	 */
+	pthread_spin_lock(&ctx->qp_table_lock);
+	efa_lock_cqs(ibvqp);
+	slot = &ctx->qp_table[ibvqp->qp_num & ctx->qp_table_mask];
+	if (*slot == qp)
+		*slot = NULL;
+	efa_unlock_cqs(ibvqp);
+	pthread_spin_unlock(&ctx->qp_table_lock);
+
+	efa_qp_unmap(ctx, qp);
+	efa_qp_free(qp);
+	return 0;
+}

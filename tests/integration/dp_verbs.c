@@ -1,0 +1,630 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The data path through a provider and SoftEFA, in one process: two QPs on
+ * the device talk to each other.  Payload must arrive intact, completions
+ * must carry EFA's semantics, and every bad request must get its errno or
+ * completion status while the device goes on serving.  Run under
+ * "softefa exec"; links our libefa.so.1 for the efadv calls.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <endian.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/efadv.h>
+#include <infiniband/verbs.h>
+
+#define QKEY		0x11111111
+#define BUF_SIZE	(1 << 20)
+#define EFA_MTU		8928
+
+struct env {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	union ibv_gid gid;
+	struct efadv_device_attr dv;
+};
+
+static struct env e;
+
+static void env_open(void)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+
+	ck_assert_ptr_nonnull(list);
+	ck_assert_ptr_nonnull(list[0]);
+	e.ctx = ibv_open_device(list[0]);
+	ibv_free_device_list(list);
+	ck_assert_ptr_nonnull(e.ctx);
+	ck_assert_int_eq(ibv_query_gid(e.ctx, 1, 0, &e.gid), 0);
+	ck_assert_int_eq(efadv_query_device(e.ctx, &e.dv, sizeof(e.dv)), 0);
+	e.pd = ibv_alloc_pd(e.ctx);
+	ck_assert_ptr_nonnull(e.pd);
+	e.cq = ibv_create_cq(e.ctx, 256, NULL, NULL, 0);
+	ck_assert_ptr_nonnull(e.cq);
+	e.buf = aligned_alloc(4096, BUF_SIZE);
+	ck_assert_ptr_nonnull(e.buf);
+	memset(e.buf, 0, BUF_SIZE);
+	e.mr = ibv_reg_mr(e.pd, e.buf, BUF_SIZE,
+			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	ck_assert_ptr_nonnull(e.mr);
+}
+
+static void env_close(void)
+{
+	ck_assert_int_eq(ibv_dereg_mr(e.mr), 0);
+	ck_assert_int_eq(ibv_destroy_cq(e.cq), 0);
+	ck_assert_int_eq(ibv_dealloc_pd(e.pd), 0);
+	ck_assert_int_eq(ibv_close_device(e.ctx), 0);
+	free(e.buf);
+}
+
+static int to_rts(struct ibv_qp *qp, int rnr_retry)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
+		.qkey = QKEY,
+	};
+	int mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_QKEY))
+		return -1;
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		return -1;
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	if (rnr_retry >= 0) {
+		a.rnr_retry = rnr_retry;
+		mask |= IBV_QP_RNR_RETRY;
+	}
+	return ibv_modify_qp(qp, &a, mask);
+}
+
+/* A UD or SRD QP with the extended post API, in RTS. */
+static struct ibv_qp *make_qp(bool srd, struct ibv_cq *cq, int rnr_retry)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.qp_type = srd ? IBV_QPT_DRIVER : IBV_QPT_UD,
+		.send_cq = cq, .recv_cq = cq, .pd = e.pd,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND |
+				  IBV_QP_EX_WITH_SEND_WITH_IMM,
+	};
+	struct efadv_qp_init_attr dv = { .driver_qp_type = EFADV_QP_DRIVER_TYPE_SRD };
+	struct ibv_qp *qp;
+
+	if (srd && (e.dv.device_caps & EFADV_DEVICE_ATTR_CAPS_RDMA_READ))
+		a.send_ops_flags |= IBV_QP_EX_WITH_RDMA_READ;
+	qp = srd ? efadv_create_qp_ex(e.ctx, &a, &dv, sizeof(dv)) :
+		   ibv_create_qp_ex(e.ctx, &a);
+	ck_assert_msg(qp, "create %s QP: %s", srd ? "SRD" : "UD",
+		      strerror(errno));
+	ck_assert_int_eq(to_rts(qp, rnr_retry), 0);
+	return qp;
+}
+
+static struct ibv_ah *make_ah(void)
+{
+	struct ibv_ah_attr a = {
+		.is_global = 1, .port_num = 1,
+		.grh = { .dgid = e.gid, .hop_limit = 1 },
+	};
+	struct ibv_ah *ah = ibv_create_ah(e.pd, &a);
+
+	ck_assert_msg(ah, "create AH: %s", strerror(errno));
+	return ah;
+}
+
+static void post_recv(struct ibv_qp *qp, uint64_t off, uint32_t len,
+		      uint64_t id)
+{
+	struct ibv_sge sge = { (uintptr_t)e.buf + off, len, e.mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	ck_assert_int_eq(ibv_post_recv(qp, &wr, &bad), 0);
+}
+
+static int post_send(struct ibv_qp *qp, struct ibv_ah *ah, uint32_t rqpn,
+		     uint64_t addr, uint32_t len, uint32_t lkey, uint64_t id,
+		     bool imm)
+{
+	struct ibv_sge sge = { addr, len, lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = &sge, .num_sge = 1,
+		.opcode = imm ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htobe32(0xabcd1234),
+		.wr.ud = { .ah = ah, .remote_qpn = rqpn, .remote_qkey = QKEY },
+	};
+	struct ibv_send_wr *bad;
+
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+/* One completion, or fail after two seconds. */
+static struct ibv_wc poll_one(struct ibv_cq *cq)
+{
+	struct timespec t0, t;
+	struct ibv_wc wc;
+	int n;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		n = ibv_poll_cq(cq, 1, &wc);
+		ck_assert_int_ge(n, 0);
+		if (n)
+			return wc;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		ck_assert_msg(t.tv_sec - t0.tv_sec < 2, "no completion");
+	}
+}
+
+/* Nothing arrives within @ms. */
+static void poll_none(struct ibv_cq *cq, int ms)
+{
+	struct ibv_wc wc;
+	int i;
+
+	for (i = 0; i < ms; i++) {
+		ck_assert_int_eq(ibv_poll_cq(cq, 1, &wc), 0);
+		usleep(1000);
+	}
+}
+
+static void fill(uint64_t off, uint32_t len, uint8_t seed)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		e.buf[off + i] = (uint8_t)(seed + i * 7);
+}
+
+static void check_same(uint64_t a, uint64_t b, uint32_t len)
+{
+	ck_assert_msg(!memcmp(e.buf + a, e.buf + b, len),
+		      "payload of %u bytes differs", len);
+}
+
+/* Send from qp[0] to qp[1]; check data, byte_len, src_qp, slid, imm. */
+static void exchange(bool srd, uint32_t len, bool imm)
+{
+	struct ibv_qp *a = make_qp(srd, e.cq, -1), *b = make_qp(srd, e.cq, -1);
+	struct ibv_ah *ah = make_ah();
+	struct efadv_ah_attr ahattr;
+	struct ibv_wc wc[2];
+	int i;
+
+	ck_assert_int_eq(efadv_query_ah(ah, &ahattr, sizeof(ahattr)), 0);
+	fill(0, len, len);
+	memset(e.buf + BUF_SIZE / 2, 0, len + 16);
+	post_recv(b, BUF_SIZE / 2, len + 16, 77);
+	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf, len,
+				   e.mr->lkey, 55, imm), 0);
+	wc[0] = poll_one(e.cq);
+	wc[1] = poll_one(e.cq);
+	for (i = 0; i < 2; i++) {
+		ck_assert_msg(wc[i].status == IBV_WC_SUCCESS, "status %s",
+			      ibv_wc_status_str(wc[i].status));
+		if (wc[i].wr_id == 55) {
+			ck_assert_int_eq(wc[i].opcode, IBV_WC_SEND);
+			ck_assert_int_eq(wc[i].qp_num, a->qp_num);
+			continue;
+		}
+		ck_assert_int_eq(wc[i].wr_id, 77);
+		ck_assert_int_eq(wc[i].opcode, IBV_WC_RECV);
+		ck_assert_int_eq(wc[i].qp_num, b->qp_num);
+		ck_assert_int_eq(wc[i].byte_len, len);
+		ck_assert_int_eq(wc[i].src_qp, a->qp_num);
+		/* The receiver's AH for the sender: the same PD has one. */
+		ck_assert_int_eq(wc[i].slid, ahattr.ahn);
+		ck_assert_int_eq(!!(wc[i].wc_flags & IBV_WC_WITH_IMM), imm);
+		if (imm)
+			ck_assert_int_eq(be32toh(wc[i].imm_data), 0xabcd1234);
+	}
+	check_same(0, BUF_SIZE / 2, len);
+	ck_assert_int_eq(e.buf[BUF_SIZE / 2 + len], 0);
+
+	ck_assert_int_eq(ibv_destroy_ah(ah), 0);
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+}
+
+START_TEST(ud_sizes)
+{
+	static const uint32_t sizes[] = { 1, 32, 33, 1000, 4096, EFA_MTU };
+
+	exchange(false, sizes[_i], _i & 1);
+}
+END_TEST
+
+START_TEST(srd_sizes)
+{
+	static const uint32_t sizes[] = { 1, 32, 33, 1000, 4096, EFA_MTU };
+
+	exchange(true, sizes[_i], !(_i & 1));
+}
+END_TEST
+
+/* No AH on the receiving side for the sender: slid is 0xffff. */
+START_TEST(unknown_sender_ah)
+{
+	struct ibv_pd *pd2 = ibv_alloc_pd(e.ctx);
+	struct ibv_qp *a, *b;
+	struct ibv_mr *mr2;
+	struct ibv_wc wc;
+	struct ibv_qp_init_attr ia = {
+		.send_cq = e.cq, .recv_cq = e.cq, .qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_ah *ah = make_ah();
+
+	ck_assert_ptr_nonnull(pd2);
+	a = make_qp(false, e.cq, -1);
+	b = ibv_create_qp(pd2, &ia);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_int_eq(to_rts(b, -1), 0);
+	mr2 = ibv_reg_mr(pd2, e.buf + BUF_SIZE / 2, 4096, IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(mr2);
+	{
+		struct ibv_sge sge = { (uintptr_t)e.buf + BUF_SIZE / 2, 64,
+				       mr2->lkey };
+		struct ibv_recv_wr wr = { .wr_id = 9, .sg_list = &sge,
+					  .num_sge = 1 }, *bad;
+
+		ck_assert_int_eq(ibv_post_recv(b, &wr, &bad), 0);
+	}
+	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf, 16,
+				   e.mr->lkey, 1, false), 0);
+	wc = poll_one(e.cq);
+	if (wc.wr_id != 9)
+		wc = poll_one(e.cq);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(wc.slid, 0xffff);
+	ck_assert_int_eq(wc.src_qp, a->qp_num);
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	ibv_destroy_ah(ah);
+	ibv_dereg_mr(mr2);
+	ibv_dealloc_pd(pd2);
+}
+END_TEST
+
+START_TEST(post_not_rts)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = e.cq, .recv_cq = e.cq, .qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *qp = ibv_create_qp(e.pd, &ia);
+	struct ibv_ah *ah = make_ah();
+	struct ibv_sge sge = { (uintptr_t)e.buf, 8, e.mr->lkey };
+	struct ibv_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 }, *rbad;
+
+	ck_assert_ptr_nonnull(qp);
+	/* RESET: neither sends nor receives */
+	ck_assert_int_eq(post_send(qp, ah, qp->qp_num, (uintptr_t)e.buf, 8,
+				   e.mr->lkey, 1, false), EINVAL);
+	ck_assert_int_eq(ibv_post_recv(qp, &rwr, &rbad), EINVAL);
+	ck_assert_ptr_eq(rbad, &rwr);
+	ibv_destroy_qp(qp);
+	ibv_destroy_ah(ah);
+}
+END_TEST
+
+START_TEST(rc_refused)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = e.cq, .recv_cq = e.cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_qp(e.pd, &ia));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+}
+END_TEST
+
+/* A send whose key is wrong completes in error; nothing is copied. */
+START_TEST(bad_lkey)
+{
+	struct ibv_qp *a = make_qp(true, e.cq, -1), *b = make_qp(true, e.cq, -1);
+	struct ibv_ah *ah = make_ah();
+	struct ibv_wc wc;
+
+	memset(e.buf + BUF_SIZE / 2, 0x5a, 64);
+	post_recv(b, BUF_SIZE / 2, 64, 2);
+	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf, 64,
+				   e.mr->lkey ^ 0x100, 1, false), 0);
+	wc = poll_one(e.cq);
+	ck_assert_int_eq(wc.wr_id, 1);
+	ck_assert_int_eq(wc.status, IBV_WC_LOC_PROT_ERR);
+	ck_assert_int_eq(wc.vendor_err, 5);
+	poll_none(e.cq, 20);
+	ck_assert_int_eq(e.buf[BUF_SIZE / 2], 0x5a);
+
+	/* out of the region's bounds */
+	ck_assert_int_eq(post_send(a, ah, b->qp_num,
+				   (uintptr_t)e.buf + BUF_SIZE - 8, 64,
+				   e.mr->lkey, 3, false), 0);
+	wc = poll_one(e.cq);
+	ck_assert_int_eq(wc.status, IBV_WC_LOC_PROT_ERR);
+
+	/* and the QP still works */
+	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf, 64,
+				   e.mr->lkey, 4, false), 0);
+	wc = poll_one(e.cq);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	wc = poll_one(e.cq);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	check_same(0, BUF_SIZE / 2, 64);
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	ibv_destroy_ah(ah);
+}
+END_TEST
+
+START_TEST(ud_too_long)
+{
+	struct ibv_qp *a = make_qp(false, e.cq, -1), *b = make_qp(false, e.cq, -1);
+	struct ibv_ah *ah = make_ah();
+	struct ibv_wc wc;
+
+	post_recv(b, BUF_SIZE / 2, 16384, 2);
+	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf,
+				   EFA_MTU + 1, e.mr->lkey, 1, false), 0);
+	wc = poll_one(e.cq);
+	ck_assert_int_eq(wc.wr_id, 1);
+	ck_assert_int_eq(wc.status, IBV_WC_LOC_LEN_ERR);
+	ck_assert_int_eq(wc.vendor_err, 6);
+	poll_none(e.cq, 20);
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	ibv_destroy_ah(ah);
+}
+END_TEST
+
+/* An AH destroyed while a work request still names it. */
+START_TEST(destroyed_ah)
+{
+	struct ibv_qp *a = make_qp(true, e.cq, -1), *b = make_qp(true, e.cq, -1);
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(a);
+	struct ibv_ah *ah = make_ah();
+	struct ibv_wc wc;
+
+	post_recv(b, BUF_SIZE / 2, 64, 2);
+	ibv_wr_start(qpx);
+	qpx->wr_id = 1;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qpx);
+	ibv_wr_set_ud_addr(qpx, ah, b->qp_num, QKEY);
+	ibv_wr_set_sge(qpx, e.mr->lkey, (uintptr_t)e.buf, 64);
+	ck_assert_int_eq(ibv_destroy_ah(ah), 0);
+	ck_assert_int_eq(ibv_wr_complete(qpx), 0);
+	wc = poll_one(e.cq);
+	ck_assert_int_eq(wc.wr_id, 1);
+	ck_assert_int_eq(wc.status, IBV_WC_LOC_QP_OP_ERR);
+	ck_assert_int_eq(wc.vendor_err, 4);
+	poll_none(e.cq, 20);
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+}
+END_TEST
+
+/* SRD: nobody posted a receive; rnr_retry 1 gives up, the QP lives on. */
+START_TEST(rnr_exhausted)
+{
+	struct ibv_qp *a = make_qp(true, e.cq, 1), *b = make_qp(true, e.cq, -1);
+	struct ibv_ah *ah = make_ah();
+	struct ibv_wc wc;
+
+	fill(0, 256, 3);
+	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf, 256,
+				   e.mr->lkey, 1, false), 0);
+	wc = poll_one(e.cq);
+	ck_assert_int_eq(wc.wr_id, 1);
+	ck_assert_int_eq(wc.status, IBV_WC_RNR_RETRY_EXC_ERR);
+	ck_assert_int_eq(wc.vendor_err, 10);
+
+	post_recv(b, BUF_SIZE / 2, 256, 2);
+	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf, 256,
+				   e.mr->lkey, 3, false), 0);
+	ck_assert_int_eq(poll_one(e.cq).status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(poll_one(e.cq).status, IBV_WC_SUCCESS);
+	check_same(0, BUF_SIZE / 2, 256);
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	ibv_destroy_ah(ah);
+}
+END_TEST
+
+/* SRD retries forever by default: a late receive still gets the data. */
+START_TEST(rnr_late_receive)
+{
+	struct ibv_qp *a = make_qp(true, e.cq, -1), *b = make_qp(true, e.cq, -1);
+	struct ibv_ah *ah = make_ah();
+
+	fill(0, 128, 9);
+	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf, 128,
+				   e.mr->lkey, 1, false), 0);
+	poll_none(e.cq, 30);
+	post_recv(b, BUF_SIZE / 2, 128, 2);
+	ck_assert_int_eq(poll_one(e.cq).status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(poll_one(e.cq).status, IBV_WC_SUCCESS);
+	check_same(0, BUF_SIZE / 2, 128);
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	ibv_destroy_ah(ah);
+}
+END_TEST
+
+/* UD: no receive buffer means the packet is dropped, the sender is fine. */
+START_TEST(ud_drop)
+{
+	struct ibv_qp *a = make_qp(false, e.cq, -1), *b = make_qp(false, e.cq, -1);
+	struct ibv_ah *ah = make_ah();
+	struct ibv_wc wc;
+
+	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf, 64,
+				   e.mr->lkey, 1, false), 0);
+	wc = poll_one(e.cq);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	poll_none(e.cq, 20);
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	ibv_destroy_ah(ah);
+}
+END_TEST
+
+START_TEST(rdma_read)
+{
+	struct ibv_qp *a = make_qp(true, e.cq, -1), *b = make_qp(true, e.cq, -1);
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(a);
+	struct ibv_ah *ah = make_ah();
+	uint32_t len = 200000;
+	struct ibv_wc wc;
+
+	if (!(e.dv.device_caps & EFADV_DEVICE_ATTR_CAPS_RDMA_READ))
+		return;
+	fill(0, len, 42);
+	memset(e.buf + BUF_SIZE / 2, 0, len);
+	ibv_wr_start(qpx);
+	qpx->wr_id = 5;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_read(qpx, e.mr->rkey, (uintptr_t)e.buf);
+	ibv_wr_set_ud_addr(qpx, ah, b->qp_num, QKEY);
+	ibv_wr_set_sge(qpx, e.mr->lkey, (uintptr_t)e.buf + BUF_SIZE / 2, len);
+	ck_assert_int_eq(ibv_wr_complete(qpx), 0);
+	wc = poll_one(e.cq);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(wc.wr_id, 5);
+	/* EFA reports RDMA read completions as sends. */
+	ck_assert_int_eq(wc.opcode, IBV_WC_SEND);
+	check_same(0, BUF_SIZE / 2, len);
+
+	/* a wrong rkey: the remote refuses, nothing lands */
+	memset(e.buf + BUF_SIZE / 2, 0, 64);
+	ibv_wr_start(qpx);
+	qpx->wr_id = 6;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_read(qpx, e.mr->rkey ^ 0x200, (uintptr_t)e.buf);
+	ibv_wr_set_ud_addr(qpx, ah, b->qp_num, QKEY);
+	ibv_wr_set_sge(qpx, e.mr->lkey, (uintptr_t)e.buf + BUF_SIZE / 2, 64);
+	ck_assert_int_eq(ibv_wr_complete(qpx), 0);
+	wc = poll_one(e.cq);
+	ck_assert_int_eq(wc.status, IBV_WC_REM_ACCESS_ERR);
+	ck_assert_int_eq(wc.vendor_err, 7);
+	ck_assert_int_eq(e.buf[BUF_SIZE / 2], 0);
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	ibv_destroy_ah(ah);
+}
+END_TEST
+
+START_TEST(query_mr)
+{
+	struct efadv_mr_attr attr;
+	uint8_t big[24];
+	const char *profile = getenv("SEFA_PROFILE");
+	int ret;
+
+	ck_assert_int_eq(efadv_query_mr(e.mr, &attr, 14), EINVAL);
+	ret = efadv_query_mr(e.mr, &attr, sizeof(attr));
+	if (getenv("SEFA_ABI_WRITE")) {
+		/* no ioctl framework: the provider passes the errno on */
+		ck_assert_int_eq(ret, ENOTTY);
+		return;
+	}
+	ck_assert_int_eq(ret, 0);
+	ck_assert_int_eq(attr.comp_mask, 0);
+	if (profile && !strcmp(profile, "extended"))
+		ck_assert_int_eq(attr.ic_id_validity, 7);
+	else
+		ck_assert_int_eq(attr.ic_id_validity, 0);
+	/* a longer struct: the tail is zeroed */
+	memset(big, 0xaa, sizeof(big));
+	ck_assert_int_eq(efadv_query_mr(e.mr, (void *)big, sizeof(big)), 0);
+	ck_assert_int_eq(big[16], 0);
+	ck_assert_int_eq(big[23], 0);
+}
+END_TEST
+
+/* More completions than the CQ holds: the device raises CQ_ERR. */
+START_TEST(cq_overrun)
+{
+	struct ibv_cq *small = ibv_create_cq(e.ctx, 4, NULL, NULL, 0);
+	struct ibv_qp *a, *b;
+	struct ibv_ah *ah = make_ah();
+	struct ibv_async_event ev;
+	struct pollfd pfd = { .fd = e.ctx->async_fd, .events = POLLIN };
+	int i;
+
+	ck_assert_ptr_nonnull(small);
+	a = make_qp(false, small, -1);
+	b = make_qp(false, e.cq, -1);
+	for (i = 0; i < 4 * 2 + 4; i++)
+		ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf,
+					   8, e.mr->lkey, i, false), 0);
+	ck_assert_int_eq(poll(&pfd, 1, 2000), 1);
+	ck_assert_int_eq(ibv_get_async_event(e.ctx, &ev), 0);
+	ck_assert_int_eq(ev.event_type, IBV_EVENT_CQ_ERR);
+	ck_assert_ptr_eq(ev.element.cq, small);
+	ibv_ack_async_event(&ev);
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	ibv_destroy_ah(ah);
+	ck_assert_int_eq(ibv_destroy_cq(small), 0);
+}
+END_TEST
+
+static Suite *dp_suite(void)
+{
+	Suite *s = suite_create("data path");
+	TCase *t = tcase_create("verbs");
+
+	tcase_add_checked_fixture(t, env_open, env_close);
+	tcase_set_timeout(t, 20);
+	tcase_add_loop_test(t, ud_sizes, 0, 6);
+	tcase_add_loop_test(t, srd_sizes, 0, 6);
+	tcase_add_test(t, unknown_sender_ah);
+	tcase_add_test(t, post_not_rts);
+	tcase_add_test(t, rc_refused);
+	tcase_add_test(t, bad_lkey);
+	tcase_add_test(t, ud_too_long);
+	tcase_add_test(t, destroyed_ah);
+	tcase_add_test(t, rnr_exhausted);
+	tcase_add_test(t, rnr_late_receive);
+	tcase_add_test(t, ud_drop);
+	tcase_add_test(t, rdma_read);
+	tcase_add_test(t, query_mr);
+	tcase_add_test(t, cq_overrun);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(dp_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,610 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The argument rules of the direct verbs and of QP and CQ creation, all
+ * of which are decided before the kernel is asked: struct sizes callers
+ * of every rdma-core version pass, comp_mask and reserved fields, device
+ * capabilities, contexts of other drivers.  efadv_query_mr also runs its
+ * ioctl, against an ioctl() defined here that plays the kernel.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "efa_fixture.h"
+
+/* The public layouts are ABI. */
+_Static_assert(sizeof(struct efadv_mr_attr) == 16, "mr attr");
+_Static_assert(offsetof(struct efadv_mr_attr, ic_id_validity) == 8, "mr");
+_Static_assert(offsetof(struct efadv_mr_attr, rdma_recv_ic_id) == 14, "mr");
+_Static_assert(sizeof(struct efadv_ah_attr) == 16, "ah attr");
+_Static_assert(offsetof(struct efadv_ah_attr, ahn) == 8, "ah attr");
+_Static_assert(sizeof(struct efadv_qp_init_attr) == 16, "qp attr");
+_Static_assert(offsetof(struct efadv_qp_init_attr, driver_qp_type) == 8,
+	       "qp attr");
+_Static_assert(offsetof(struct efadv_qp_init_attr, reserved) == 12, "qp");
+_Static_assert(sizeof(struct efadv_cq_init_attr) == 16, "cq attr");
+_Static_assert(offsetof(struct efadv_cq_init_attr, wc_flags) == 8, "cq");
+_Static_assert(offsetof(struct efadv_cq, wc_read_sgid) == 8, "efadv_cq");
+
+#define POISON 0xaa
+#define FAKE_FD 987
+
+static struct efa_fixture fx;
+static union {
+	uint8_t bytes[32];
+	struct efadv_mr_attr mr;
+	struct efadv_ah_attr ah;
+	struct efadv_cq_init_attr cq;
+	struct efadv_qp_init_attr qp;
+} buf;
+
+/* What the fake kernel answers to the MR query, and what it was sent. */
+static struct {
+	int err;
+	uint16_t out[4];
+	struct efa_query_mr_cmd seen;
+	int calls;
+} kern;
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	struct efa_query_mr_cmd *cmd;
+	va_list ap;
+
+	va_start(ap, req);
+	cmd = va_arg(ap, void *);
+	va_end(ap);
+
+	if (fd != FAKE_FD)
+		return syscall(SYS_ioctl, fd, req, cmd);
+
+	kern.calls++;
+	kern.seen = *cmd;
+	if (req != RDMA_VERBS_IOCTL || kern.err) {
+		errno = req != RDMA_VERBS_IOCTL ? ENOTTY : kern.err;
+		return -1;
+	}
+	for (int i = 0; i < 4; i++)
+		memcpy((void *)(uintptr_t)cmd->attrs[i + 1].data, &kern.out[i],
+		       sizeof(uint16_t));
+	return 0;
+}
+
+static void setup(void)
+{
+	efa_fixture_open(&fx);
+	fx.ctx->ibvctx.context.cmd_fd = FAKE_FD;
+	memset(&buf, POISON, sizeof(buf));
+	memset(&kern, 0, sizeof(kern));
+}
+
+static void teardown(void)
+{
+	efa_fixture_close(&fx);
+}
+
+static const struct verbs_device_ops other_dev_ops = { .name = "other" };
+
+static void setup_other(void)
+{
+	setup();
+	fx.vdev.ops = &other_dev_ops;
+}
+
+static void assert_poisoned(size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		ck_assert_msg(buf.bytes[i] == POISON, "byte %zu written", i);
+}
+
+static void assert_zero(size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		ck_assert_msg(buf.bytes[i] == 0, "byte %zu not zeroed", i);
+}
+
+static struct ibv_mr fake_mr(void)
+{
+	return (struct ibv_mr){ .context = &fx.ctx->ibvctx.context,
+				.handle = 0x4242 };
+}
+
+START_TEST(test_query_mr_cmd)
+{
+	struct efa_query_mr_out out;
+	struct efa_query_mr_cmd cmd;
+
+	memset(&out, 0xff, sizeof(out));
+	efa_query_mr_cmd_init(&cmd, 77, &out);
+
+	ck_assert_uint_eq(cmd.hdr.length, 24 + 5 * 16);
+	ck_assert_uint_eq(cmd.hdr.object_id, UVERBS_OBJECT_MR);
+	ck_assert_uint_eq(cmd.hdr.method_id, 0x1000);
+	ck_assert_uint_eq(cmd.hdr.num_attrs, 5);
+	ck_assert_uint_eq(cmd.hdr.driver_id, RDMA_DRIVER_EFA);
+	ck_assert_uint_eq(cmd.hdr.reserved1, 0);
+	ck_assert_uint_eq(cmd.hdr.reserved2, 0);
+
+	ck_assert_uint_eq(cmd.attrs[0].attr_id, 0x1000);
+	ck_assert_uint_eq(cmd.attrs[0].len, 0);
+	ck_assert_uint_eq(cmd.attrs[0].data, 77);
+	for (int i = 0; i < 5; i++) {
+		ck_assert_uint_eq(cmd.attrs[i].flags, UVERBS_ATTR_F_MANDATORY);
+		ck_assert_uint_eq(cmd.attrs[i].attr_data.reserved, 0);
+	}
+	for (int i = 1; i < 5; i++) {
+		ck_assert_uint_eq(cmd.attrs[i].attr_id, 0x1000 + i);
+		ck_assert_uint_eq(cmd.attrs[i].len, 2);
+	}
+	ck_assert_uint_eq(cmd.attrs[1].data, (uintptr_t)&out.ic_id_validity);
+	ck_assert_uint_eq(cmd.attrs[2].data, (uintptr_t)&out.recv_ic_id);
+	ck_assert_uint_eq(cmd.attrs[3].data, (uintptr_t)&out.rdma_read_ic_id);
+	ck_assert_uint_eq(cmd.attrs[4].data, (uintptr_t)&out.rdma_recv_ic_id);
+	ck_assert_uint_eq(out.ic_id_validity, 0);
+}
+END_TEST
+
+START_TEST(test_query_mr)
+{
+	struct ibv_mr mr = fake_mr();
+
+	kern.out[0] = EFA_QUERY_MR_VALIDITY_RECV_IC_ID |
+		      EFA_QUERY_MR_VALIDITY_RDMA_RECV_IC_ID;
+	kern.out[1] = 11;
+	kern.out[2] = 22;	/* not valid: must not be reported */
+	kern.out[3] = 33;
+	ck_assert_int_eq(efadv_query_mr(&mr, &buf.mr, sizeof(buf.mr)), 0);
+
+	ck_assert_int_eq(kern.calls, 1);
+	ck_assert_uint_eq(kern.seen.attrs[0].data, 0x4242);
+	ck_assert_uint_eq(buf.mr.comp_mask, 0);
+	ck_assert_uint_eq(buf.mr.ic_id_validity,
+			  EFADV_MR_ATTR_VALIDITY_RECV_IC_ID |
+			  EFADV_MR_ATTR_VALIDITY_RDMA_RECV_IC_ID);
+	ck_assert_uint_eq(buf.mr.recv_ic_id, 11);
+	ck_assert_uint_eq(buf.mr.rdma_read_ic_id, 0);
+	ck_assert_uint_eq(buf.mr.rdma_recv_ic_id, 33);
+	assert_poisoned(16, sizeof(buf));
+}
+END_TEST
+
+START_TEST(test_query_mr_inlen)
+{
+	static const uint32_t short_lens[] = { 0, 1, 8, 12, 14 };
+	struct ibv_mr mr = fake_mr();
+
+	for (size_t i = 0; i < sizeof(short_lens) / sizeof(short_lens[0]);
+	     i++) {
+		ck_assert_int_eq(efadv_query_mr(&mr, &buf.mr, short_lens[i]),
+				 EINVAL);
+		assert_poisoned(0, sizeof(buf));
+	}
+	ck_assert_int_eq(kern.calls, 0);
+
+	/* rdma_recv_ic_id starting inside inlen is enough; nothing is
+	 * written past inlen.
+	 */
+	kern.out[0] = 7;
+	kern.out[3] = 0x3333;
+	ck_assert_int_eq(efadv_query_mr(&mr, &buf.mr, 15), 0);
+	ck_assert_uint_eq(buf.bytes[14], 0x33);
+	assert_poisoned(15, sizeof(buf));
+
+	/* a longer, newer struct gets its tail zeroed */
+	memset(&buf, POISON, sizeof(buf));
+	ck_assert_int_eq(efadv_query_mr(&mr, &buf.mr, 24), 0);
+	ck_assert_uint_eq(buf.mr.ic_id_validity, 7);
+	assert_zero(16, 24);
+	assert_poisoned(24, sizeof(buf));
+}
+END_TEST
+
+/* A kernel without the method: its errno, unchanged, and a cleared attr. */
+START_TEST(test_query_mr_unsupported)
+{
+	static const int errs[] = { ENOTTY, EOPNOTSUPP, EPROTONOSUPPORT };
+	struct ibv_mr mr = fake_mr();
+
+	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		memset(&buf, POISON, sizeof(buf));
+		kern.err = errs[i];
+		ck_assert_int_eq(efadv_query_mr(&mr, &buf.mr, sizeof(buf.mr)),
+				 errs[i]);
+		assert_zero(0, sizeof(buf.mr));
+	}
+}
+END_TEST
+
+START_TEST(test_mr_attr_fill)
+{
+	struct efa_query_mr_out out = { .ic_id_validity = 0xfff8,
+					.recv_ic_id = 1,
+					.rdma_read_ic_id = 2,
+					.rdma_recv_ic_id = 3 };
+	struct efadv_mr_attr attr = {};
+
+	/* only the three known bits mean anything */
+	efa_mr_attr_fill(&attr, &out);
+	ck_assert_uint_eq(attr.ic_id_validity, 0);
+	ck_assert_uint_eq(attr.recv_ic_id, 0);
+
+	out.ic_id_validity = EFA_QUERY_MR_VALIDITY_RDMA_READ_IC_ID;
+	efa_mr_attr_fill(&attr, &out);
+	ck_assert_uint_eq(attr.ic_id_validity,
+			  EFADV_MR_ATTR_VALIDITY_RDMA_READ_IC_ID);
+	ck_assert_uint_eq(attr.rdma_read_ic_id, 2);
+	ck_assert_uint_eq(attr.rdma_recv_ic_id, 0);
+}
+END_TEST
+
+START_TEST(test_query_ah)
+{
+	struct efa_ah ah;
+
+	efa_fake_ah_init(&fx, &ah, 0x1234);
+	ck_assert_int_eq(efadv_query_ah(&ah.ibvah, &buf.ah, 8), EINVAL);
+	assert_poisoned(0, sizeof(buf));
+
+	ck_assert_int_eq(efadv_query_ah(&ah.ibvah, &buf.ah, 9), 0);
+	ck_assert_uint_eq(buf.bytes[8], 0x34);
+	assert_poisoned(9, sizeof(buf));
+
+	ck_assert_int_eq(efadv_query_ah(&ah.ibvah, &buf.ah, 24), 0);
+	ck_assert_uint_eq(buf.ah.comp_mask, 0);
+	ck_assert_uint_eq(buf.ah.ahn, 0x1234);
+	assert_zero(10, 24);
+	assert_poisoned(24, sizeof(buf));
+}
+END_TEST
+
+static int cq_parse(uint32_t inlen, bool *with_sgid)
+{
+	return efa_dv_cq_attr_parse(fx.ctx, &buf.cq, inlen, with_sgid);
+}
+
+START_TEST(test_create_cq_attr)
+{
+	bool sgid = false;
+
+	memset(&buf, 0, sizeof(buf));
+	ck_assert_int_eq(cq_parse(0, &sgid), EINVAL);
+	ck_assert_int_eq(cq_parse(8, &sgid), EINVAL);
+	ck_assert_int_eq(cq_parse(16, &sgid), 0);
+	ck_assert(!sgid);
+
+	buf.cq.wc_flags = EFADV_WC_EX_WITH_SGID;
+	ck_assert_int_eq(cq_parse(16, &sgid), 0);
+	ck_assert(sgid);
+	/* wc_flags partly beyond inlen: the bytes it reaches count */
+	ck_assert_int_eq(cq_parse(9, &sgid), 0);
+	ck_assert(sgid);
+
+	/* a newer caller's extension must be zero */
+	ck_assert_int_eq(cq_parse(32, &sgid), 0);
+	buf.bytes[20] = 1;
+	ck_assert_int_eq(cq_parse(32, &sgid), EINVAL);
+	ck_assert_int_eq(cq_parse(16, &sgid), 0);
+	buf.bytes[20] = 0;
+
+	buf.cq.comp_mask = 1;
+	ck_assert_int_eq(cq_parse(16, &sgid), EINVAL);
+	buf.cq.comp_mask = 0;
+
+	buf.cq.wc_flags = 1 << 1;
+	ck_assert_int_eq(cq_parse(16, &sgid), EOPNOTSUPP);
+	buf.cq.wc_flags = EFADV_WC_EX_WITH_SGID;
+	fx.ctx->device_caps &= ~EFA_QUERY_DEVICE_CAPS_CQ_WITH_SGID;
+	ck_assert_int_eq(cq_parse(16, &sgid), EOPNOTSUPP);
+}
+END_TEST
+
+START_TEST(test_create_cq_refused)
+{
+	struct ibv_context *ibvctx = &fx.ctx->ibvctx.context;
+	struct ibv_cq_init_attr_ex attr = { .cqe = 16 };
+	struct ibv_comp_channel channel = { .fd = -1 };
+
+	memset(&buf, 0, sizeof(buf));
+	buf.cq.comp_mask = 1;
+	errno = 0;
+	ck_assert_ptr_null(efadv_create_cq(ibvctx, &attr, &buf.cq, 16));
+	ck_assert_int_eq(errno, EINVAL);
+	buf.cq.comp_mask = 0;
+
+	attr.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	ck_assert_ptr_null(efa_create_cq_ex(ibvctx, &attr));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	attr.wc_flags = 0;
+
+	attr.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
+	ck_assert_ptr_null(efadv_create_cq(ibvctx, &attr, &buf.cq, 16));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	attr.comp_mask = 0;
+
+	attr.cqe = fx.ctx->max_cqe + 1;
+	ck_assert_ptr_null(efa_create_cq_ex(ibvctx, &attr));
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_ptr_null(efa_create_cq(ibvctx, -1, NULL, 0));
+	ck_assert_int_eq(errno, EINVAL);
+	attr.cqe = 16;
+
+	/* completion events need the device's CQ notifications */
+	fx.ctx->device_caps &= ~EFA_QUERY_DEVICE_CAPS_CQ_NOTIFICATIONS;
+	attr.channel = &channel;
+	ck_assert_ptr_null(efa_create_cq_ex(ibvctx, &attr));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+}
+END_TEST
+
+static int qp_parse(struct ibv_qp_init_attr_ex *attr, uint32_t inlen,
+		    uint32_t *type)
+{
+	return efa_dv_qp_attr_parse(fx.ctx, attr, &buf.qp, inlen, type);
+}
+
+START_TEST(test_create_qp_ex_attr)
+{
+	struct ibv_qp_init_attr_ex attr = { .qp_type = IBV_QPT_DRIVER };
+	uint32_t type = 99;
+
+	memset(&buf, 0, sizeof(buf));
+	buf.qp.driver_qp_type = EFADV_QP_DRIVER_TYPE_SRD;
+	ck_assert_int_eq(qp_parse(&attr, 8, &type), EINVAL);
+	ck_assert_int_eq(qp_parse(&attr, 12, &type), 0);
+	ck_assert_uint_eq(type, EFADV_QP_DRIVER_TYPE_SRD);
+	ck_assert_int_eq(qp_parse(&attr, 16, &type), 0);
+
+	buf.qp.driver_qp_type = 3;
+	ck_assert_int_eq(qp_parse(&attr, 16, &type), 0);
+	ck_assert_uint_eq(type, 3);
+	buf.qp.driver_qp_type = 0;
+
+	attr.qp_type = IBV_QPT_UD;
+	ck_assert_int_eq(qp_parse(&attr, 16, &type), EINVAL);
+	attr.qp_type = IBV_QPT_DRIVER;
+
+	buf.qp.comp_mask = 2;
+	ck_assert_int_eq(qp_parse(&attr, 16, &type), EINVAL);
+	buf.qp.comp_mask = 0;
+
+	buf.qp.reserved[3] = 1;
+	ck_assert_int_eq(qp_parse(&attr, 16, &type), EINVAL);
+	/* reserved beyond inlen is not the caller's */
+	ck_assert_int_eq(qp_parse(&attr, 15, &type), 0);
+	buf.qp.reserved[3] = 0;
+
+	ck_assert_int_eq(qp_parse(&attr, 32, &type), 0);
+	buf.bytes[31] = 1;
+	ck_assert_int_eq(qp_parse(&attr, 32, &type), EINVAL);
+}
+END_TEST
+
+START_TEST(test_create_qp_refused)
+{
+	struct ibv_context *ibvctx = &fx.ctx->ibvctx.context;
+	struct efa_fake_cq fc;
+	struct efa_pd pd = { .ibvpd.context = ibvctx };
+	struct ibv_qp_init_attr_ex attr;
+	struct ibv_qp_init_attr init;
+	struct ibv_srq srq;
+
+	efa_fake_cq_init(&fx, &fc, 1, 4, EFA_IO_CQE_SIZE, 0);
+	attr = (struct ibv_qp_init_attr_ex){
+		.qp_type = IBV_QPT_RC,
+		.send_cq = &fc.cq->verbs_cq.cq,
+		.recv_cq = &fc.cq->verbs_cq.cq,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = &pd.ibvpd,
+	};
+
+	/* RC, and SRD without the direct verbs */
+	ck_assert_ptr_null(efa_create_qp_ex(ibvctx, &attr));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	attr.qp_type = IBV_QPT_DRIVER;
+	ck_assert_ptr_null(efa_create_qp_ex(ibvctx, &attr));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	memcpy(&init, &attr, sizeof(init));
+	init.qp_type = IBV_QPT_RC;
+	ck_assert_ptr_null(efa_create_qp(&pd.ibvpd, &init));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+
+	attr.qp_type = IBV_QPT_UD;
+	attr.comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	ck_assert_ptr_null(efa_create_qp_ex(ibvctx, &attr));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	attr.comp_mask = IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	ck_assert_ptr_null(efa_create_qp_ex(ibvctx, &attr));
+	ck_assert_int_eq(errno, EINVAL);
+
+	/* RDMA read: SRD only */
+	attr.comp_mask |= IBV_QP_INIT_ATTR_PD;
+	attr.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_READ;
+	ck_assert_ptr_null(efa_create_qp_ex(ibvctx, &attr));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	attr.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE;
+	ck_assert_ptr_null(efa_create_qp_ex(ibvctx, &attr));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	attr.send_ops_flags = IBV_QP_EX_WITH_SEND;
+
+	attr.recv_cq = NULL;
+	ck_assert_ptr_null(efa_create_qp_ex(ibvctx, &attr));
+	ck_assert_int_eq(errno, EINVAL);
+	attr.recv_cq = attr.send_cq;
+
+	attr.srq = &srq;
+	ck_assert_ptr_null(efa_create_qp_ex(ibvctx, &attr));
+	ck_assert_int_eq(errno, EINVAL);
+	attr.srq = NULL;
+
+	attr.cap.max_send_sge = 3;
+	ck_assert_ptr_null(efa_create_qp_ex(ibvctx, &attr));
+	ck_assert_int_eq(errno, EINVAL);
+	attr.cap.max_send_sge = 1;
+	attr.cap.max_inline_data = 33;
+	ck_assert_ptr_null(efa_create_qp_ex(ibvctx, &attr));
+	ck_assert_int_eq(errno, EINVAL);
+	attr.cap.max_inline_data = 0;
+
+	/* SRD through the direct verbs, with the same checks */
+	attr.qp_type = IBV_QPT_DRIVER;
+	attr.cap.max_recv_wr = 32769;
+	memset(&buf, 0, sizeof(buf));
+	ck_assert_ptr_null(efadv_create_qp_ex(ibvctx, &attr, &buf.qp, 16));
+	ck_assert_int_eq(errno, EINVAL);
+	buf.qp.driver_qp_type = 1;
+	ck_assert_ptr_null(efadv_create_qp_ex(ibvctx, &attr, &buf.qp, 16));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+
+	init.qp_type = IBV_QPT_UD;
+	ck_assert_ptr_null(efadv_create_driver_qp(&pd.ibvpd, &init, 0));
+	ck_assert_int_eq(errno, EINVAL);
+	init.qp_type = IBV_QPT_DRIVER;
+	ck_assert_ptr_null(efadv_create_driver_qp(&pd.ibvpd, &init, 1));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+
+	efa_fake_cq_fini(&fc);
+}
+END_TEST
+
+START_TEST(test_geometry)
+{
+	struct ibv_qp_cap cap = { .max_send_wr = 100, .max_recv_wr = 100,
+				  .max_send_sge = 2, .max_recv_sge = 3 };
+	struct efa_qp_geom g;
+
+	/* SQ: a power of two, at least the device's minimum */
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, &g), 0);
+	ck_assert_uint_eq(g.sq_wqe_cnt, 128);
+	/* RQ: descriptors for every SGE of every WR, rounded up */
+	ck_assert_uint_eq(g.rq_desc_cnt, 512);
+	ck_assert_uint_eq(g.rq_wqe_cnt, 170);
+
+	cap.max_send_wr = 1;
+	cap.max_recv_sge = 1;
+	cap.max_recv_wr = 4096;
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, &g), 0);
+	ck_assert_uint_eq(g.sq_wqe_cnt, 32);
+	ck_assert_uint_eq(g.rq_desc_cnt, 4096);
+	ck_assert_uint_eq(g.rq_wqe_cnt, 4096);
+
+	/* no receive queue at all */
+	cap.max_recv_wr = 0;
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, &g), 0);
+	ck_assert_uint_eq(g.rq_desc_cnt, 0);
+	ck_assert_uint_eq(g.rq_wqe_cnt, 0);
+
+	cap.max_send_wr = 4097;
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, &g), EINVAL);
+	cap.max_send_wr = 1;
+	cap.max_recv_wr = 32769;
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, &g), EINVAL);
+	/* more descriptors than 16-bit counters can track */
+	cap.max_recv_wr = 32768;
+	cap.max_recv_sge = 3;
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, &g), EINVAL);
+}
+END_TEST
+
+START_TEST(test_create_ah_needs_grh)
+{
+	struct efa_pd pd = { .ibvpd.context = &fx.ctx->ibvctx.context };
+	struct ibv_ah_attr attr = { .is_global = 0, .port_num = 1 };
+
+	ck_assert_ptr_null(efa_create_ah(&pd.ibvpd, &attr));
+	ck_assert_int_eq(errno, EINVAL);
+}
+END_TEST
+
+START_TEST(test_other_device)
+{
+	struct ibv_context *ibvctx = &fx.ctx->ibvctx.context;
+	struct efa_pd pd = { .ibvpd.context = ibvctx };
+	struct ibv_qp_init_attr_ex attr_ex = { .qp_type = IBV_QPT_DRIVER };
+	struct ibv_qp_init_attr attr = { .qp_type = IBV_QPT_DRIVER };
+	struct ibv_cq_init_attr_ex cq_attr = { .cqe = 1 };
+	struct efa_fake_cq fc;
+	struct ibv_mr mr = fake_mr();
+	struct efa_ah ah;
+
+	ck_assert_int_eq(efadv_query_mr(&mr, &buf.mr, sizeof(buf.mr)),
+			 EOPNOTSUPP);
+	ck_assert_int_eq(kern.calls, 0);
+	efa_fake_ah_init(&fx, &ah, 1);
+	ck_assert_int_eq(efadv_query_ah(&ah.ibvah, &buf.ah, sizeof(buf.ah)),
+			 EOPNOTSUPP);
+	assert_poisoned(0, sizeof(buf));
+
+	memset(&buf, 0, sizeof(buf));
+	ck_assert_ptr_null(efadv_create_cq(ibvctx, &cq_attr, &buf.cq, 16));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	ck_assert_ptr_null(efadv_create_qp_ex(ibvctx, &attr_ex, &buf.qp, 16));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	ck_assert_ptr_null(efadv_create_driver_qp(&pd.ibvpd, &attr, 0));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+
+	efa_fake_cq_init(&fx, &fc, 1, 4, EFA_IO_CQE_SIZE, 0);
+	ck_assert_ptr_null(efadv_cq_from_ibv_cq_ex(&fc.cq->verbs_cq.cq_ex));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	efa_fake_cq_fini(&fc);
+}
+END_TEST
+
+START_TEST(test_cq_from_ibv_cq_ex)
+{
+	struct efa_fake_cq fc;
+
+	efa_fake_cq_init(&fx, &fc, 1, 4, EFA_IO_CQE_SIZE, 0);
+	ck_assert_ptr_eq(efadv_cq_from_ibv_cq_ex(&fc.cq->verbs_cq.cq_ex),
+			 &fc.cq->dv_cq);
+	efa_fake_cq_fini(&fc);
+}
+END_TEST
+
+static Suite *efadv_suite(void)
+{
+	Suite *s = suite_create("efadv_args");
+	TCase *tc = tcase_create("efa");
+	TCase *other = tcase_create("other_device");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_query_mr_cmd);
+	tcase_add_test(tc, test_query_mr);
+	tcase_add_test(tc, test_query_mr_inlen);
+	tcase_add_test(tc, test_query_mr_unsupported);
+	tcase_add_test(tc, test_mr_attr_fill);
+	tcase_add_test(tc, test_query_ah);
+	tcase_add_test(tc, test_create_cq_attr);
+	tcase_add_test(tc, test_create_cq_refused);
+	tcase_add_test(tc, test_create_qp_ex_attr);
+	tcase_add_test(tc, test_create_qp_refused);
+	tcase_add_test(tc, test_geometry);
+	tcase_add_test(tc, test_create_ah_needs_grh);
+	tcase_add_test(tc, test_cq_from_ibv_cq_ex);
+	suite_add_tcase(s, tc);
+
+	tcase_add_checked_fixture(other, setup_other, teardown);
+	tcase_add_test(other, test_other_device);
+	suite_add_tcase(s, other);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(efadv_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Polling: phase bits and sub-CQ walking over a CQ ring in memory that
+ * the test writes as the device would; the work completions built from
+ * the entries; the extended CQ API; status mapping; the CQ doorbell.
+ */
+
+#include <endian.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "efa_dp.h"
+#include "efa_fixture.h"
+
+#define QPN 0x105		/* table index 5: the high bits must match */
+
+static struct efa_fixture fx;
+static struct efa_fake_cq fc;
+static struct efa_fake_qp fq;
+static char buf[64];
+
+static void setup_cq(uint16_t num_sub_cqs, uint32_t entries,
+		     uint32_t cqe_size)
+{
+	struct ibv_qp_cap cap = {
+		.max_send_wr = 8, .max_recv_wr = 8,
+		.max_send_sge = 1, .max_recv_sge = 1,
+	};
+
+	efa_fixture_open(&fx);
+	efa_fake_cq_init(&fx, &fc, num_sub_cqs, entries, cqe_size,
+			 IBV_WC_STANDARD_FLAGS);
+	efa_fake_qp_init(&fx, &fq, &fc, IBV_QPT_DRIVER, &cap, QPN, 0, 1);
+}
+
+static void setup(void)
+{
+	setup_cq(1, 4, EFA_IO_CQE_SIZE);
+}
+
+static void setup_sub_cqs(void)
+{
+	setup_cq(3, 4, EFA_IO_CQE_SIZE);
+}
+
+static void setup_sgid(void)
+{
+	setup_cq(1, 4, EFA_IO_CQE_EX_SIZE);
+}
+
+static void teardown(void)
+{
+	efa_fake_qp_fini(&fx, &fq);
+	efa_fake_cq_fini(&fc);
+	efa_fixture_close(&fx);
+}
+
+static struct efa_io_rx_cdesc_ex cqe(uint16_t req_id, enum efa_io_queue_type q,
+				     uint8_t status)
+{
+	return (struct efa_io_rx_cdesc_ex){
+		.base.common = {
+			.req_id = req_id,
+			.status = status,
+			.flags = q << EFA_IO_CDESC_COMMON_Q_TYPE_SHIFT,
+			.qp_num = QPN,
+		},
+	};
+}
+
+static void write_cqe(uint16_t sub_cq, uint32_t idx,
+		      struct efa_io_rx_cdesc_ex c, uint8_t phase)
+{
+	efa_fake_cq_write(&fc, sub_cq, idx, &c, phase);
+}
+
+static uint16_t next_req_id(void)
+{
+	const struct efa_io_cdesc_common *c = efa_cq_next_cqe(fc.cq);
+
+	ck_assert_ptr_nonnull(c);
+	return c->req_id;
+}
+
+START_TEST(test_phase_and_wrap)
+{
+	/* zeroed ring: phase 0 entries are the device's */
+	ck_assert_ptr_null(efa_cq_next_cqe(fc.cq));
+	write_cqe(0, 0, cqe(10, EFA_IO_SEND_QUEUE, 0), 0);
+	ck_assert_ptr_null(efa_cq_next_cqe(fc.cq));
+
+	for (uint32_t i = 0; i < 4; i++)
+		write_cqe(0, i, cqe(i, EFA_IO_SEND_QUEUE, 0), 1);
+	for (uint32_t i = 0; i < 4; i++)
+		ck_assert_uint_eq(next_req_id(), i);
+	ck_assert_uint_eq(fc.cq->cc, 4);
+
+	/* second lap: last lap's phase is stale */
+	ck_assert_ptr_null(efa_cq_next_cqe(fc.cq));
+	write_cqe(0, 0, cqe(20, EFA_IO_SEND_QUEUE, 0), 0);
+	ck_assert_uint_eq(next_req_id(), 20);
+	ck_assert_ptr_null(efa_cq_next_cqe(fc.cq));
+}
+END_TEST
+
+START_TEST(test_sub_cq_round_robin)
+{
+	/* sub-CQ 2 joins after 1: the walk follows that order */
+	ck_assert_int_eq(efa_cq_activate_sub_cq(fc.cq, 1), 0);
+	ck_assert_int_eq(efa_cq_activate_sub_cq(fc.cq, 2), 0);
+	ck_assert_int_eq(efa_cq_activate_sub_cq(fc.cq, 1), 0);
+	ck_assert_int_eq(efa_cq_activate_sub_cq(fc.cq, 3), EINVAL);
+	ck_assert_uint_eq(fc.cq->num_active, 3);
+
+	write_cqe(0, 0, cqe(0x00, EFA_IO_SEND_QUEUE, 0), 1);
+	write_cqe(0, 1, cqe(0x01, EFA_IO_SEND_QUEUE, 0), 1);
+	write_cqe(0, 2, cqe(0x02, EFA_IO_SEND_QUEUE, 0), 1);
+	write_cqe(1, 0, cqe(0x10, EFA_IO_SEND_QUEUE, 0), 1);
+	write_cqe(2, 0, cqe(0x20, EFA_IO_SEND_QUEUE, 0), 1);
+	write_cqe(2, 1, cqe(0x21, EFA_IO_SEND_QUEUE, 0), 0);	/* stale */
+
+	/* each sub-CQ gets its turn, however busy the others are */
+	ck_assert_uint_eq(next_req_id(), 0x00);
+	ck_assert_uint_eq(next_req_id(), 0x10);
+	ck_assert_uint_eq(next_req_id(), 0x20);
+	ck_assert_uint_eq(next_req_id(), 0x01);
+	ck_assert_uint_eq(next_req_id(), 0x02);
+	ck_assert_ptr_null(efa_cq_next_cqe(fc.cq));
+	ck_assert_uint_eq(fc.cq->cc, 5);
+
+	write_cqe(2, 1, cqe(0x21, EFA_IO_SEND_QUEUE, 0), 1);
+	ck_assert_uint_eq(next_req_id(), 0x21);
+}
+END_TEST
+
+/* The device writes only sub-CQs that a QP completes into. */
+START_TEST(test_sub_cq_inactive)
+{
+	write_cqe(1, 0, cqe(0x10, EFA_IO_SEND_QUEUE, 0), 1);
+	write_cqe(0, 0, cqe(0x00, EFA_IO_SEND_QUEUE, 0), 1);
+	ck_assert_uint_eq(next_req_id(), 0x00);
+	ck_assert_ptr_null(efa_cq_next_cqe(fc.cq));
+	ck_assert_int_eq(efa_cq_activate_sub_cq(fc.cq, 1), 0);
+	ck_assert_uint_eq(next_req_id(), 0x10);
+}
+END_TEST
+
+static void post_recv(uint64_t wr_id)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64,
+			       .lkey = 1 };
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+				  .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	ck_assert_int_eq(efa_post_recv(efa_fake_ibvqp(&fq), &wr, &bad), 0);
+}
+
+static uint16_t post_send(uint64_t wr_id)
+{
+	struct efa_wq *wq = &fq.qp->sq.wq;
+
+	return efa_wq_get_idx(wq, wr_id);
+}
+
+START_TEST(test_poll_wc)
+{
+	struct efa_io_rx_cdesc_ex rx = cqe(0, EFA_IO_RECV_QUEUE, 0);
+	struct efa_io_rx_cdesc_ex tx;
+	struct ibv_wc wc[4];
+	uint16_t sreq;
+
+	post_recv(100);
+	sreq = post_send(200);
+	rx.base.common.flags |= EFA_IO_CDESC_COMMON_HAS_IMM;
+	rx.base.length = 1234;
+	rx.base.ah = EFA_IO_AH_UNKNOWN;
+	rx.base.src_qp_num = 55;
+	rx.base.imm = 0x01020304;
+	write_cqe(0, 0, rx, 1);
+	tx = cqe(sreq, EFA_IO_SEND_QUEUE, EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR);
+	write_cqe(0, 1, tx, 1);
+
+	memset(wc, 0xee, sizeof(wc));
+	ck_assert_int_eq(efa_poll_cq(&fc.cq->verbs_cq.cq, 4, wc), 2);
+
+	ck_assert_uint_eq(wc[0].wr_id, 100);
+	ck_assert_int_eq(wc[0].status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(wc[0].opcode, IBV_WC_RECV);
+	ck_assert_uint_eq(wc[0].vendor_err, 0);
+	ck_assert_uint_eq(wc[0].byte_len, 1234);
+	ck_assert_uint_eq(wc[0].qp_num, QPN);
+	ck_assert_uint_eq(wc[0].src_qp, 55);
+	ck_assert_uint_eq(wc[0].slid, 0xffff);
+	ck_assert_uint_eq(wc[0].sl, 0);
+	ck_assert_uint_eq(wc[0].wc_flags, IBV_WC_WITH_IMM);
+	ck_assert_uint_eq(wc[0].imm_data, htobe32(0x01020304));
+
+	ck_assert_uint_eq(wc[1].wr_id, 200);
+	ck_assert_int_eq(wc[1].status, IBV_WC_RNR_RETRY_EXC_ERR);
+	ck_assert_uint_eq(wc[1].vendor_err, 10);
+	ck_assert_int_eq(wc[1].opcode, IBV_WC_SEND);
+	ck_assert_uint_eq(wc[1].wc_flags, 0);
+	ck_assert_uint_eq(wc[1].qp_num, QPN);
+
+	/* the ids went back to their queues */
+	ck_assert_uint_eq(fq.qp->rq.wq.wrid_idx_pool_next, 0);
+	ck_assert_uint_eq(fq.qp->sq.wq.wrid_idx_pool_next, 0);
+	/* consumer index to the doorbell, not armed */
+	ck_assert_uint_eq(fc.db, 2);
+
+	ck_assert_int_eq(efa_poll_cq(&fc.cq->verbs_cq.cq, 4, wc), 0);
+}
+END_TEST
+
+/* RDMA read completes as IBV_WC_SEND, as on EFA hardware. */
+START_TEST(test_poll_rdma_read)
+{
+	struct efa_io_rx_cdesc_ex tx = cqe(post_send(7), EFA_IO_SEND_QUEUE, 0);
+	struct ibv_wc wc;
+
+	tx.base.common.flags |= EFA_IO_RDMA_READ
+				<< EFA_IO_CDESC_COMMON_OP_TYPE_SHIFT;
+	write_cqe(0, 0, tx, 1);
+	ck_assert_int_eq(efa_poll_cq(&fc.cq->verbs_cq.cq, 1, &wc), 1);
+	ck_assert_int_eq(wc.opcode, IBV_WC_SEND);
+	ck_assert_uint_eq(wc.wr_id, 7);
+}
+END_TEST
+
+START_TEST(test_poll_unknown_qp)
+{
+	struct efa_io_rx_cdesc_ex good = cqe(post_send(1), EFA_IO_SEND_QUEUE,
+					     0);
+	struct efa_io_rx_cdesc_ex other = cqe(0, EFA_IO_SEND_QUEUE, 0);
+	struct ibv_wc wc[2];
+
+	/* same table slot, other QP number */
+	other.base.common.qp_num = QPN + 0x100;
+	write_cqe(0, 0, other, 1);
+	ck_assert_int_eq(efa_poll_cq(&fc.cq->verbs_cq.cq, 2, wc), -EINVAL);
+	/* consumed, and the device told so */
+	ck_assert_uint_eq(fc.db, 1);
+
+	write_cqe(0, 1, good, 1);
+	write_cqe(0, 2, other, 1);
+	ck_assert_int_eq(efa_poll_cq(&fc.cq->verbs_cq.cq, 2, wc), 1);
+	ck_assert_uint_eq(wc[0].wr_id, 1);
+}
+END_TEST
+
+/* A device echoing an id that is not outstanding cannot corrupt the pool. */
+START_TEST(test_poll_bad_req_id)
+{
+	struct ibv_wc wc;
+
+	write_cqe(0, 0, cqe(3, EFA_IO_SEND_QUEUE, 0), 1);
+	ck_assert_int_eq(efa_poll_cq(&fc.cq->verbs_cq.cq, 1, &wc), -EINVAL);
+	write_cqe(0, 1, cqe(0xffff, EFA_IO_RECV_QUEUE, 0), 1);
+	ck_assert_int_eq(efa_poll_cq(&fc.cq->verbs_cq.cq, 1, &wc), -EINVAL);
+	ck_assert_uint_eq(fq.qp->sq.wq.wrid_idx_pool_next, 0);
+}
+END_TEST
+
+START_TEST(test_poll_ex)
+{
+	struct ibv_cq_ex *cqx = &fc.cq->verbs_cq.cq_ex;
+	struct ibv_poll_cq_attr attr = {};
+	struct efa_io_rx_cdesc_ex rx = cqe(0, EFA_IO_RECV_QUEUE, 0);
+
+	ck_assert_int_eq(ibv_start_poll(cqx, &attr), ENOENT);
+	ck_assert_uint_eq(fc.db, 0);
+
+	post_recv(300);
+	rx.base.length = 77;
+	rx.base.ah = 3;
+	rx.base.src_qp_num = 66;
+	write_cqe(0, 0, rx, 1);
+	write_cqe(0, 1, cqe(post_send(400), EFA_IO_SEND_QUEUE, 14), 1);
+
+	ck_assert_int_eq(ibv_start_poll(cqx, &attr), 0);
+	ck_assert_uint_eq(cqx->wr_id, 300);
+	ck_assert_int_eq(cqx->status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(ibv_wc_read_opcode(cqx), IBV_WC_RECV);
+	ck_assert_uint_eq(ibv_wc_read_byte_len(cqx), 77);
+	ck_assert_uint_eq(ibv_wc_read_qp_num(cqx), QPN);
+	ck_assert_uint_eq(ibv_wc_read_src_qp(cqx), 66);
+	ck_assert_uint_eq(ibv_wc_read_slid(cqx), 3);
+	ck_assert_uint_eq(ibv_wc_read_sl(cqx), 0);
+	ck_assert_uint_eq(ibv_wc_read_dlid_path_bits(cqx), 0);
+	ck_assert_uint_eq(ibv_wc_read_wc_flags(cqx), 0);
+	ck_assert_uint_eq(ibv_wc_read_vendor_err(cqx), 0);
+
+	ck_assert_int_eq(ibv_next_poll(cqx), 0);
+	ck_assert_uint_eq(cqx->wr_id, 400);
+	ck_assert_int_eq(cqx->status, IBV_WC_REM_OP_ERR);
+	ck_assert_uint_eq(ibv_wc_read_vendor_err(cqx), 14);
+	ck_assert_int_eq(ibv_wc_read_opcode(cqx), IBV_WC_SEND);
+	ck_assert_uint_eq(ibv_wc_read_byte_len(cqx), 0);
+
+	ck_assert_int_eq(ibv_next_poll(cqx), ENOENT);
+	ck_assert_uint_eq(fc.db, 0);
+	ibv_end_poll(cqx);
+	ck_assert_uint_eq(fc.db, 2);
+
+	attr.comp_mask = 1;
+	ck_assert_int_eq(ibv_start_poll(cqx, &attr), EINVAL);
+}
+END_TEST
+
+START_TEST(test_poll_ex_imm)
+{
+	struct ibv_cq_ex *cqx = &fc.cq->verbs_cq.cq_ex;
+	struct ibv_poll_cq_attr attr = {};
+	struct efa_io_rx_cdesc_ex rx = cqe(0, EFA_IO_RECV_QUEUE, 0);
+
+	post_recv(1);
+	rx.base.common.flags |= EFA_IO_CDESC_COMMON_HAS_IMM;
+	rx.base.imm = 0xa0b0c0d0;
+	write_cqe(0, 0, rx, 1);
+	ck_assert_int_eq(ibv_start_poll(cqx, &attr), 0);
+	ck_assert_uint_eq(ibv_wc_read_wc_flags(cqx), IBV_WC_WITH_IMM);
+	ck_assert_uint_eq(ibv_wc_read_imm_data(cqx), htobe32(0xa0b0c0d0));
+	ibv_end_poll(cqx);
+}
+END_TEST
+
+START_TEST(test_read_sgid)
+{
+	static const uint8_t gid[16] = { 0xfe, 0x80, [8] = 1, [15] = 0x42 };
+	struct ibv_cq_ex *cqx = &fc.cq->verbs_cq.cq_ex;
+	struct efadv_cq *dv = &fc.cq->dv_cq;
+	struct efa_io_rx_cdesc_ex rx = cqe(0, EFA_IO_RECV_QUEUE, 0);
+	struct ibv_poll_cq_attr attr = {};
+	union ibv_gid sgid;
+
+	post_recv(1);
+	post_recv(2);
+	rx.base.ah = EFA_IO_AH_UNKNOWN;
+	memcpy(rx.u.src_addr, gid, sizeof(gid));
+	write_cqe(0, 0, rx, 1);
+	rx.base.common.req_id = 1;
+	rx.base.ah = 12;
+	write_cqe(0, 1, rx, 1);
+
+	ck_assert_uint_eq(dv->comp_mask, 0);
+	ck_assert_int_eq(ibv_start_poll(cqx, &attr), 0);
+	ck_assert_int_eq(efadv_wc_read_sgid(dv, &sgid), 0);
+	ck_assert_mem_eq(sgid.raw, gid, sizeof(gid));
+	/* a known sender is named by its AH, not its GID */
+	ck_assert_int_eq(ibv_next_poll(cqx), 0);
+	ck_assert_int_eq(efadv_wc_read_sgid(dv, &sgid), -ENOENT);
+	ibv_end_poll(cqx);
+}
+END_TEST
+
+START_TEST(test_read_sgid_small_cqe)
+{
+	struct ibv_cq_ex *cqx = &fc.cq->verbs_cq.cq_ex;
+	struct ibv_poll_cq_attr attr = {};
+	union ibv_gid sgid;
+
+	post_recv(1);
+	write_cqe(0, 0, cqe(0, EFA_IO_RECV_QUEUE, 0), 1);
+	ck_assert_int_eq(ibv_start_poll(cqx, &attr), 0);
+	ck_assert_int_eq(efadv_wc_read_sgid(&fc.cq->dv_cq, &sgid),
+			 -EOPNOTSUPP);
+	ibv_end_poll(cqx);
+}
+END_TEST
+
+START_TEST(test_status_map)
+{
+	static const enum ibv_wc_status want[] = {
+		[0] = IBV_WC_SUCCESS,
+		[1] = IBV_WC_WR_FLUSH_ERR,
+		[2] = IBV_WC_LOC_QP_OP_ERR,
+		[3] = IBV_WC_LOC_QP_OP_ERR,
+		[4] = IBV_WC_LOC_QP_OP_ERR,
+		[5] = IBV_WC_LOC_PROT_ERR,
+		[6] = IBV_WC_LOC_LEN_ERR,
+		[7] = IBV_WC_REM_ACCESS_ERR,
+		[8] = IBV_WC_REM_ABORT_ERR,
+		[9] = IBV_WC_REM_INV_RD_REQ_ERR,
+		[10] = IBV_WC_RNR_RETRY_EXC_ERR,
+		[11] = IBV_WC_REM_INV_REQ_ERR,
+		[12] = IBV_WC_BAD_RESP_ERR,
+		[13] = IBV_WC_RESP_TIMEOUT_ERR,
+		[14] = IBV_WC_REM_OP_ERR,
+		[15] = IBV_WC_RESP_TIMEOUT_ERR,
+	};
+
+	for (unsigned int i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ck_assert_msg(efa_wc_status(i) == want[i], "status %u", i);
+	for (unsigned int i = 16; i < 256; i++)
+		ck_assert_int_eq(efa_wc_status(i), IBV_WC_GENERAL_ERR);
+}
+END_TEST
+
+START_TEST(test_arm)
+{
+	struct ibv_cq *ibvcq = &fc.cq->verbs_cq.cq;
+	struct ibv_wc wc;
+
+	write_cqe(0, 0, cqe(post_send(1), EFA_IO_SEND_QUEUE, 0), 1);
+	ck_assert_int_eq(efa_poll_cq(ibvcq, 1, &wc), 1);
+
+	ck_assert_int_eq(efa_arm_cq(ibvcq, 0), 0);
+	ck_assert_uint_eq(fc.db, EFA_IO_REGS_CQ_DB_ARM | 1);
+
+	/* each event read advances cmd_sn, two bits of it on the doorbell */
+	for (int i = 0; i < 5; i++)
+		efa_cq_event(ibvcq);
+	ck_assert_int_eq(efa_arm_cq(ibvcq, 0), 0);
+	ck_assert_uint_eq(fc.db, EFA_IO_REGS_CQ_DB_ARM | (1U << 29) | 1);
+
+	ck_assert_int_eq(efa_arm_cq(ibvcq, 1), EOPNOTSUPP);
+	fc.cq->db = NULL;
+	ck_assert_int_eq(efa_arm_cq(ibvcq, 0), EOPNOTSUPP);
+}
+END_TEST
+
+static Suite *poll_suite(void)
+{
+	Suite *s = suite_create("poll");
+	TCase *tc = tcase_create("one_sub_cq");
+	TCase *subs = tcase_create("sub_cqs");
+	TCase *sgid = tcase_create("sgid");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_phase_and_wrap);
+	tcase_add_test(tc, test_poll_wc);
+	tcase_add_test(tc, test_poll_rdma_read);
+	tcase_add_test(tc, test_poll_unknown_qp);
+	tcase_add_test(tc, test_poll_bad_req_id);
+	tcase_add_test(tc, test_poll_ex);
+	tcase_add_test(tc, test_poll_ex_imm);
+	tcase_add_test(tc, test_read_sgid_small_cqe);
+	tcase_add_test(tc, test_status_map);
+	tcase_add_test(tc, test_arm);
+	suite_add_tcase(s, tc);
+
+	tcase_add_checked_fixture(subs, setup_sub_cqs, teardown);
+	tcase_add_test(subs, test_sub_cq_round_robin);
+	tcase_add_test(subs, test_sub_cq_inactive);
+	suite_add_tcase(s, subs);
+
+	tcase_add_checked_fixture(sgid, setup_sgid, teardown);
+	tcase_add_test(sgid, test_read_sgid);
+	suite_add_tcase(s, sgid);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(poll_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
