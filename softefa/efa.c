@@ -96,6 +96,9 @@ void efa_fill_device_attr(const struct sefa_device *dev,
 	resp->max_pd = p->max_pd;
 	resp->max_ah = p->max_ah;
 	resp->max_pkeys = SEFA_PKEY_TBL_LEN;
+	resp->max_qp_rd_atom = p->max_qp_rd_atom;
+	resp->max_qp_init_rd_atom = p->max_qp_rd_atom;
+	resp->max_res_rd_atom = p->max_qp_rd_atom * p->max_qp;
 	resp->phys_port_cnt = 1;
 }
 

@@ -206,6 +206,43 @@ static int gather_local(struct sefa_qp *qp, const struct efa_io_tx_buf_desc *b,
 }
 
 /* Where an AH of @qp points: the target QP, or a status. */
+static struct sefa_device *device_by_lid(struct sefa_daemon *d, uint16_t lid)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->ndev; i++)
+		if (d->dev[i].lid && d->dev[i].lid == lid)
+			return &d->dev[i];
+	return NULL;
+}
+
+static bool qp_receives(const struct sefa_qp *qp)
+{
+	return qp->state == IBV_QPS_RTR || qp->state == IBV_QPS_RTS ||
+	       qp->state == IBV_QPS_SQD;
+}
+
+/*
+ * An RC QP's peer is fixed at RTR: the path names its device, by GID or
+ * LID, and the peer must be connected back to this QP.  Nobody answering
+ * is a timeout for the requester.
+ */
+static int resolve_rc(struct sefa_qp *qp, struct sefa_qp **out)
+{
+	struct sefa_daemon *d = qp->uobj.c->d;
+	struct sefa_device *tdev;
+	struct sefa_qp *tqp;
+
+	tdev = qp->dest.is_global ? device_by_gid(d, qp->dest.dgid) :
+				    device_by_lid(d, qp->dest.dlid);
+	tqp = tdev ? sefa_qp_lookup(tdev, qp->dest_qpn) : NULL;
+	if (!tqp || tqp->type != IBV_QPT_RC || !qp_receives(tqp) ||
+	    tqp->dest_qpn != qp->qpn)
+		return EFA_IO_COMP_STATUS_LOCAL_ERROR_UNRESP_REMOTE;
+	*out = tqp;
+	return EFA_IO_COMP_STATUS_OK;
+}
+
 static int resolve_dest(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 			struct sefa_qp **out)
 {
@@ -215,6 +252,8 @@ static int resolve_dest(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 	struct sefa_qp *tqp;
 
 	*out = NULL;
+	if (qp->type == IBV_QPT_RC)
+		return resolve_rc(qp, out);
 	if (!ah || ah->pd != qp->pd)
 		return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_AH;
 	tdev = device_by_gid(qp->uobj.c->d, ah->gid);
@@ -222,9 +261,7 @@ static int resolve_dest(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 		return EFA_IO_COMP_STATUS_LOCAL_ERROR_UNRESP_REMOTE;
 	tqp = sefa_qp_lookup(tdev, w->meta.dest_qp_num);
 	/* A 16-bit QPN on the wire: the device's QPNs fit. */
-	if (!tqp || tqp->type != qp->type ||
-	    (tqp->state != IBV_QPS_RTR && tqp->state != IBV_QPS_RTS &&
-	     tqp->state != IBV_QPS_SQD))
+	if (!tqp || tqp->type != qp->type || !qp_receives(tqp))
 		return EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_DEST_QPN;
 	if (tqp->qkey != w->meta.qkey)
 		return EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_DEST_QPN;
@@ -277,14 +314,22 @@ static void complete_recv(struct sefa_qp *tqp, const struct efa_io_rx_desc *d,
 	e.base.common.flags = EFA_IO_RECV_QUEUE << EFA_IO_CDESC_COMMON_Q_TYPE_SHIFT;
 	e.base.common.qp_num = tqp->qpn;
 	if (src) {
+		unsigned int op = w->meta.ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK;
+
 		if (w->meta.ctrl1 & EFA_IO_TX_META_DESC_HAS_IMM) {
 			e.base.common.flags |= EFA_IO_CDESC_COMMON_HAS_IMM;
 			e.base.imm = w->meta.immediate_data;
 		}
+		/* a write with immediate names its length in two halves */
+		e.base.common.flags |= op << EFA_IO_CDESC_COMMON_OP_TYPE_SHIFT &
+				       EFA_IO_CDESC_COMMON_OP_TYPE_MASK;
+		if (op == EFA_IO_RDMA_WRITE)
+			e.u.rdma_write.length_hi = len >> 16;
 		e.base.length = len;
 		e.base.src_qp_num = src->qpn;
 		e.base.ah = sefa_ah_find(tqp->pd, src->dev->gid);
-		if (e.base.ah == EFA_IO_AH_UNKNOWN && tqp->recv_cq->with_sgid)
+		if (e.base.ah == EFA_IO_AH_UNKNOWN && tqp->recv_cq->with_sgid &&
+		    op != EFA_IO_RDMA_WRITE)
 			memcpy(e.u.src_addr, src->dev->gid, 16);
 	}
 	sefa_cq_write(tqp->recv_cq, tqp->recv_sub_cq, &e, sizeof(e));
@@ -313,6 +358,35 @@ static int scatter_local(struct sefa_qp *tqp, const struct efa_io_rx_desc *d,
 }
 
 enum { SEND_DONE, SEND_RNR };
+
+/* The IB RNR timer encoding, in microseconds; 0 means the longest. */
+static const uint32_t rnr_timer_us[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+/*
+ * The receiver has no buffer.  An RC requester waits for the time the
+ * receiver asked for; SRD uses a fixed interval.
+ */
+static int rnr(struct sefa_qp *qp, const struct sefa_qp *tqp, int *status)
+{
+	qp->cnt.rnr_retries++;
+	qp->dev->cnt.rnr_retries++;
+	qp->rnr_wait_ns = qp->type == IBV_QPT_RC ?
+			  rnr_timer_us[tqp->min_rnr_timer & 31] * 1000ULL :
+			  RNR_INTERVAL_NS;
+	*status = EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR;
+	return SEND_RNR;
+}
+
+/* Message size limit: one MTU on the datagram transports. */
+static uint64_t max_msg(const struct sefa_qp *qp)
+{
+	return qp->type == IBV_QPT_RC ? qp->dev->profile->max_rdma_size :
+					qp->dev->profile->mtu;
+}
 
 static void drop(struct sefa_qp *tqp)
 {
@@ -350,7 +424,7 @@ static int exec_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 			return SEND_DONE;
 		}
 	}
-	if (len > qp->dev->profile->mtu) {
+	if (len > max_msg(qp)) {
 		*status = EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH;
 		return SEND_DONE;
 	}
@@ -379,10 +453,7 @@ static int exec_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 			*status = EFA_IO_COMP_STATUS_OK;
 			return SEND_DONE;
 		}
-		qp->cnt.rnr_retries++;
-		qp->dev->cnt.rnr_retries++;
-		*status = EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR;
-		return SEND_RNR;
+		return rnr(qp, tqp, status);
 	}
 
 	st = scatter_local(tqp, rx, nrx, dst, &room);
@@ -398,6 +469,7 @@ static int exec_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 		st = EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
 
 	tqp->rq_ci += nrx;
+	tqp->rq_psn = (tqp->rq_psn + 1) & 0xffffff;
 	complete_recv(tqp, rx, st, qp, w, len);
 	if (!st) {
 		tqp->cnt.rx_pkts++;
@@ -410,44 +482,87 @@ static int exec_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 	return SEND_DONE;
 }
 
-/* RDMA read over SRD: the target's memory into ours, by its rkey. */
-static int exec_rdma_read(struct sefa_qp *qp, const struct efa_io_tx_wqe *w)
+/*
+ * RDMA read and write, over SRD and RC: the target's memory, by its rkey,
+ * from or into our one local buffer.  Every check comes before any byte
+ * moves.  A write with immediate also takes a receive at the target.
+ */
+static int exec_rdma(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
+		     bool write, int *status)
 {
 	const struct efa_io_remote_mem_addr *rm = &w->data.rdma_req.remote_mem;
 	uint64_t raddr = addr64(rm->buf_addr_lo, rm->buf_addr_hi);
+	uint32_t cap = write ? EFA_QUERY_DEVICE_CAPS_RDMA_WRITE :
+			       EFA_QUERY_DEVICE_CAPS_RDMA_READ;
+	uint32_t access = write ? IBV_ACCESS_REMOTE_WRITE :
+				  IBV_ACCESS_REMOTE_READ;
+	bool imm = write && (w->meta.ctrl1 & EFA_IO_TX_META_DESC_HAS_IMM);
 	struct dma_seg local[EFA_IO_TX_DESC_NUM_RDMA_BUFS], remote;
+	struct efa_io_rx_desc rx[MAX_SGE];
 	struct sefa_qp *tqp;
 	struct sefa_mr *mr;
+	unsigned int nrx = 0;
 	uint64_t len;
 	int st;
 
-	if (qp->type != IBV_QPT_DRIVER ||
-	    !(qp->dev->profile->device_caps & EFA_QUERY_DEVICE_CAPS_RDMA_READ))
-		return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_OP_TYPE;
-	if (w->meta.length != EFA_IO_TX_DESC_NUM_RDMA_BUFS)
-		return EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR;
+	*status = EFA_IO_COMP_STATUS_OK;
+	if (qp->type == IBV_QPT_UD || !(qp->dev->profile->device_caps & cap)) {
+		*status = EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_OP_TYPE;
+		return SEND_DONE;
+	}
+	if (w->meta.length != EFA_IO_TX_DESC_NUM_RDMA_BUFS) {
+		*status = EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR;
+		return SEND_DONE;
+	}
 	st = gather_local(qp, w->data.rdma_req.local_mem, 1,
-			  IBV_ACCESS_LOCAL_WRITE, local, &len);
-	if (st)
-		return st;
-	if (rm->length > len || rm->length > qp->dev->profile->max_rdma_size)
-		return EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH;
-	st = resolve_dest(qp, w, &tqp);
-	if (st)
-		return st;
-	/* The target must know the initiator: RDMA needs an AH there. */
-	if (sefa_ah_find(tqp->pd, qp->dev->gid) == EFA_IO_AH_UNKNOWN)
-		return EFA_IO_COMP_STATUS_REMOTE_ERROR_UNKNOWN_PEER;
+			  write ? 0 : IBV_ACCESS_LOCAL_WRITE, local, &len);
+	if (!st && (rm->length > len ||
+		    rm->length > qp->dev->profile->max_rdma_size))
+		st = EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH;
+	if (!st)
+		st = resolve_dest(qp, w, &tqp);
+	/* SRD: the target must know the initiator, by an AH. */
+	if (!st && qp->type == IBV_QPT_DRIVER &&
+	    sefa_ah_find(tqp->pd, qp->dev->gid) == EFA_IO_AH_UNKNOWN)
+		st = EFA_IO_COMP_STATUS_REMOTE_ERROR_UNKNOWN_PEER;
+	if (st) {
+		*status = st;
+		return SEND_DONE;
+	}
 	mr = sefa_mr_lookup(tqp->dev, rm->rkey, raddr, rm->length);
-	if (!mr || mr->pd != tqp->pd || !(mr->access & IBV_ACCESS_REMOTE_READ))
-		return EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS;
+	if (!mr || mr->pd != tqp->pd || !(mr->access & access) ||
+	    (tqp->type == IBV_QPT_RC && !(tqp->access_flags & access))) {
+		*status = EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS;
+		return SEND_DONE;
+	}
+	if (imm) {
+		nrx = next_recv(tqp, rx);
+		if (!nrx)
+			return rnr(qp, tqp, status);
+	}
+
 	remote = mr_seg(mr, raddr, rm->length);
 	local[0].len = rm->length;
-	if (dma_copy(&remote, 1, local, 1, rm->length))
-		return EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS;
-	qp->cnt.rx_bytes += rm->length;
-	qp->dev->cnt.rx_bytes += rm->length;
-	return EFA_IO_COMP_STATUS_OK;
+	if (write ? dma_copy(local, 1, &remote, 1, rm->length) :
+		    dma_copy(&remote, 1, local, 1, rm->length)) {
+		*status = EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS;
+		return SEND_DONE;
+	}
+	tqp->rq_psn = (tqp->rq_psn + 1) & 0xffffff;
+	if (write) {
+		qp->cnt.tx_bytes += rm->length;
+		qp->dev->cnt.tx_bytes += rm->length;
+		tqp->cnt.rx_bytes += rm->length;
+		tqp->dev->cnt.rx_bytes += rm->length;
+	} else {
+		qp->cnt.rx_bytes += rm->length;
+		qp->dev->cnt.rx_bytes += rm->length;
+	}
+	if (imm) {
+		tqp->rq_ci += nrx;
+		complete_recv(tqp, rx, EFA_IO_COMP_STATUS_OK, qp, w, rm->length);
+	}
+	return SEND_DONE;
 }
 
 /* Execute one WQE; SEND_RNR keeps it for a retry. */
@@ -465,8 +580,9 @@ static int exec_wqe(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 	case EFA_IO_SEND:
 		return exec_send(qp, w, status);
 	case EFA_IO_RDMA_READ:
-		*status = exec_rdma_read(qp, w);
-		return SEND_DONE;
+		return exec_rdma(qp, w, false, status);
+	case EFA_IO_RDMA_WRITE:
+		return exec_rdma(qp, w, true, status);
 	default:
 		*status = EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_OP_TYPE;
 		return SEND_DONE;
@@ -483,7 +599,7 @@ static void add_pending(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 		return;
 	}
 	p->wqe = *w;
-	p->due_ns = now + RNR_INTERVAL_NS;
+	p->due_ns = now + qp->rnr_wait_ns;
 	for (pp = &qp->pending; *pp; pp = &(*pp)->next)
 		;
 	*pp = p;
@@ -504,7 +620,7 @@ static unsigned int retry_pending(struct sefa_qp *qp, uint64_t now)
 		work++;
 		if (exec_wqe(qp, &p->wqe, &status) == SEND_RNR &&
 		    (qp->rnr_retry == 7 || p->retries++ < qp->rnr_retry)) {
-			p->due_ns = now + RNR_INTERVAL_NS;
+			p->due_ns = now + qp->rnr_wait_ns;
 			pp = &p->next;
 			continue;
 		}
@@ -513,6 +629,44 @@ static unsigned int retry_pending(struct sefa_qp *qp, uint64_t now)
 		free(p);
 	}
 	return work;
+}
+
+/*
+ * An RC error completion takes the QP to error: what is posted behind the
+ * failed WQE, and every receive, completes as flushed.
+ */
+static void rc_fail(struct sefa_qp *qp)
+{
+	qp->state = IBV_QPS_ERR;
+	qp->rnr_due_ns = 0;
+	qp->rnr_tries = 0;
+	sefa_qp_flush(qp);
+}
+
+/*
+ * RC is in order: the WQE at the head waits for the receiver, and nothing
+ * behind it moves.  Returns false while the head must wait.
+ */
+static bool rc_step(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
+		    uint64_t now)
+{
+	int status;
+
+	if (qp->rnr_due_ns > now)
+		return false;
+	if (exec_wqe(qp, w, &status) == SEND_RNR &&
+	    (qp->rnr_retry == 7 || qp->rnr_tries++ < qp->rnr_retry)) {
+		qp->rnr_due_ns = now + qp->rnr_wait_ns;
+		return false;
+	}
+	qp->rnr_due_ns = 0;
+	qp->rnr_tries = 0;
+	qp->sq_ci++;
+	qp->sq_psn = (qp->sq_psn + 1) & 0xffffff;
+	complete_send(qp, w, status);
+	if (status != EFA_IO_COMP_STATUS_OK)
+		rc_fail(qp);
+	return true;
 }
 
 static unsigned int process_sq(struct sefa_qp *qp, uint64_t now)
@@ -526,6 +680,12 @@ static unsigned int process_sq(struct sefa_qp *qp, uint64_t now)
 		struct efa_io_tx_wqe w = ring[qp->sq_ci & (qp->sq_entries - 1)];
 		int status;
 
+		if (qp->type == IBV_QPT_RC && qp->state != IBV_QPS_ERR) {
+			if (!rc_step(qp, &w, now))
+				break;
+			work++;
+			continue;
+		}
 		qp->sq_ci++;
 		work++;
 		if (qp->state == IBV_QPS_ERR) {
@@ -572,7 +732,12 @@ static unsigned int engine_pass(struct sefa_daemon *d)
 		for (q = 0; q < SEFA_MAX_QP_IDX; q++) {
 			struct sefa_qp *qp = d->dev[i].qp[q];
 
-			if (!qp || qp->state < IBV_QPS_RTS)
+			if (!qp)
+				continue;
+			/* in error, receives posted meanwhile complete flushed */
+			if (qp->state == IBV_QPS_ERR)
+				sefa_qp_flush(qp);
+			if (qp->state < IBV_QPS_RTS)
 				continue;
 			work += process_sq(qp, now);
 			if (qp->pending)
@@ -608,7 +773,7 @@ static void engine_priority(void)
 static void *engine_main(void *arg)
 {
 	struct sefa_daemon *d = arg;
-	unsigned int idle = 0;
+	unsigned int idle = 0, busy = 0;
 
 	/* Naps this short are only worth it with a precise timer. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
@@ -625,9 +790,14 @@ static void *engine_main(void *arg)
 		work = engine_pass(d);
 		pthread_mutex_unlock(&d->lock);
 
+		/*
+		 * Busy, go round again, but nap now and then: at real-time
+		 * priority a flood of doorbells must not starve the host.
+		 */
 		if (work) {
 			idle = 0;
-			continue;
+			if (++busy % 256)
+				continue;
 		}
 		if (++idle > IDLE_NAPS)
 			ts.tv_nsec = 1000 * 1000;

@@ -10,7 +10,16 @@
 #include <infiniband/verbs.h>
 #include <rdma/efa-abi.h>
 
+#include "efa_abi_compat.h"
+#include "efa_ext_abi.h"
+
 #include "softefad.h"
+
+#define EFA_CAPS (EFA_QUERY_DEVICE_CAPS_RDMA_READ |			\
+		  EFA_QUERY_DEVICE_CAPS_RNR_RETRY |			\
+		  EFA_QUERY_DEVICE_CAPS_CQ_NOTIFICATIONS |		\
+		  EFA_QUERY_DEVICE_CAPS_CQ_WITH_SGID |			\
+		  EFA_QUERY_DEVICE_CAPS_RDMA_WRITE)
 
 #define EFA_COMMON_LIMITS						\
 	.max_qp = 256,							\
@@ -31,10 +40,6 @@
 	.max_sq_sge = 2,						\
 	.max_rq_sge = 3,						\
 	.max_rdma_size = 1U << 30,					\
-	.device_caps = EFA_QUERY_DEVICE_CAPS_RDMA_READ |		\
-		       EFA_QUERY_DEVICE_CAPS_RNR_RETRY |		\
-		       EFA_QUERY_DEVICE_CAPS_CQ_NOTIFICATIONS |		\
-		       EFA_QUERY_DEVICE_CAPS_CQ_WITH_SGID,		\
 	.sub_cqs_per_cq = 2,						\
 	.inline_buf_size = 32,						\
 	.max_llq_size = 4096 * 64,					\
@@ -51,6 +56,7 @@ static const struct sefa_profile profiles[] = {
 		.link_layer = IBV_LINK_LAYER_UNSPECIFIED,
 		.has_lid = false,
 		.vendor_part_id = 0xefa1,
+		.device_caps = EFA_CAPS,
 		EFA_COMMON_LIMITS,
 	},
 	{
@@ -61,7 +67,9 @@ static const struct sefa_profile profiles[] = {
 		.has_lid = true,
 		.vendor_part_id = 0xefa2,
 		.mr_ic_ids = true,
+		.device_caps = EFA_CAPS | SEFA_QUERY_DEVICE_CAPS_RC,
 		EFA_COMMON_LIMITS,
+		.max_qp_rd_atom = 16,
 	},
 };
 

@@ -12,6 +12,7 @@
 #include <rdma/efa-abi.h>
 #include <rdma/ib_user_verbs.h>
 
+#include "efa_ext_abi.h"
 #include "softefad.h"
 
 static bool is_pow2(uint32_t v)
@@ -152,7 +153,9 @@ int sefa_qp_create(struct sefa_cmd *cmd, const struct sefa_qp_params *p,
 	unsigned int idx;
 	int ret;
 
-	if (p->type != IBV_QPT_UD && p->type != IBV_QPT_DRIVER)
+	if (p->type != IBV_QPT_UD && p->type != IBV_QPT_DRIVER &&
+	    !(p->type == IBV_QPT_RC &&
+	      (dev->profile->device_caps & SEFA_QUERY_DEVICE_CAPS_RC)))
 		return -EOPNOTSUPP;
 	if (p->has_srq || p->create_flags)
 		return -EOPNOTSUPP;
@@ -289,6 +292,50 @@ static const struct qp_transition ud_table[IBV_QPS_ERR + 1][IBV_QPS_ERR + 1] = {
 	},
 };
 
+/* The IB table for RC (IBA 1.4, table 91), without alternate paths. */
+static const struct qp_transition rc_table[IBV_QPS_ERR + 1][IBV_QPS_ERR + 1] = {
+	[Q(RESET)] = {
+		[Q(RESET)] = { true },
+		[Q(INIT)] = { true, M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS), 0 },
+	},
+	[Q(INIT)] = {
+		[Q(INIT)] = { true, 0, M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS) },
+		[Q(RTR)] = { true, M(AV) | M(PATH_MTU) | M(DEST_QPN) | M(RQ_PSN) |
+				   M(MAX_DEST_RD_ATOMIC) | M(MIN_RNR_TIMER),
+			     M(ACCESS_FLAGS) | M(PKEY_INDEX) },
+	},
+	[Q(RTR)] = {
+		[Q(RTS)] = { true, M(SQ_PSN) | M(TIMEOUT) | M(RETRY_CNT) |
+				   M(RNR_RETRY) | M(MAX_QP_RD_ATOMIC),
+			     M(CUR_STATE) | M(ACCESS_FLAGS) | M(MIN_RNR_TIMER) },
+	},
+	[Q(RTS)] = {
+		[Q(RTS)] = { true, 0, M(CUR_STATE) | M(ACCESS_FLAGS) |
+				      M(MIN_RNR_TIMER) },
+		[Q(SQD)] = { true, 0, M(EN_SQD_ASYNC_NOTIFY) },
+	},
+	[Q(SQD)] = {
+		[Q(RTS)] = { true, 0, M(CUR_STATE) | M(ACCESS_FLAGS) |
+				      M(MIN_RNR_TIMER) },
+		[Q(SQD)] = { true, 0, M(AV) | M(ACCESS_FLAGS) | M(PKEY_INDEX) |
+				      M(MIN_RNR_TIMER) | M(TIMEOUT) |
+				      M(RETRY_CNT) | M(RNR_RETRY) |
+				      M(MAX_QP_RD_ATOMIC) |
+				      M(MAX_DEST_RD_ATOMIC) },
+	},
+	[Q(SQE)] = {
+		[Q(RTS)] = { true, 0, M(CUR_STATE) | M(ACCESS_FLAGS) },
+	},
+};
+
+#define RC_MODIFY_SUPPORTED (M(STATE) | M(CUR_STATE) | M(EN_SQD_ASYNC_NOTIFY) | \
+			     M(ACCESS_FLAGS) | M(PKEY_INDEX) | M(PORT) | \
+			     M(AV) | M(PATH_MTU) | M(TIMEOUT) | M(RETRY_CNT) | \
+			     M(RNR_RETRY) | M(RQ_PSN) | M(MAX_QP_RD_ATOMIC) | \
+			     M(MIN_RNR_TIMER) | M(SQ_PSN) | \
+			     M(MAX_DEST_RD_ATOMIC) | M(DEST_QPN) | \
+			     M(QKEY))	/* never valid on RC: the table says EINVAL */
+
 #define EFA_MODIFY_SUPPORTED (M(STATE) | M(CUR_STATE) | M(EN_SQD_ASYNC_NOTIFY) | \
 			      M(PKEY_INDEX) | M(PORT) | M(QKEY) | M(SQ_PSN) | \
 			      M(RNR_RETRY))
@@ -301,7 +348,8 @@ static const struct qp_transition *transition(const struct sefa_qp *qp,
 		*tmp = (struct qp_transition){ true, 0, 0 };
 		return tmp;
 	}
-	*tmp = ud_table[cur][next];
+	*tmp = qp->type == IBV_QPT_RC ? rc_table[cur][next] :
+					ud_table[cur][next];
 	if (qp->type == IBV_QPT_DRIVER && cur == IBV_QPS_RTR &&
 	    next == IBV_QPS_RTS)
 		tmp->opt |= M(RNR_RETRY);
@@ -319,6 +367,8 @@ static void qp_reset(struct sefa_qp *qp)
 	}
 	qp->sq_ci = 0;
 	qp->rq_ci = 0;
+	qp->rnr_due_ns = 0;
+	qp->rnr_tries = 0;
 	__atomic_store_n((uint32_t *)((uint8_t *)qp->db->addr + SEFA_SQ_DB_OFF),
 			 0, __ATOMIC_RELEASE);
 	__atomic_store_n((uint32_t *)((uint8_t *)qp->db->addr + SEFA_RQ_DB_OFF),
@@ -333,7 +383,8 @@ int sefa_qp_modify(struct sefa_qp *qp, const struct ib_uverbs_modify_qp *m)
 	int cur = qp->state;
 	int next = (mask & M(STATE)) ? m->qp_state : cur;
 
-	if (mask & ~EFA_MODIFY_SUPPORTED)
+	if (mask & ~(qp->type == IBV_QPT_RC ? RC_MODIFY_SUPPORTED :
+					      EFA_MODIFY_SUPPORTED))
 		return -EOPNOTSUPP;
 	if (next > IBV_QPS_ERR)
 		return -EINVAL;
@@ -351,13 +402,54 @@ int sefa_qp_modify(struct sefa_qp *qp, const struct ib_uverbs_modify_qp *m)
 		return -EOPNOTSUPP;
 	if ((mask & M(RNR_RETRY)) && m->rnr_retry > 7)
 		return -EINVAL;
+	if ((mask & M(RETRY_CNT)) && m->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & M(MIN_RNR_TIMER)) && m->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & M(PATH_MTU)) &&
+	    (m->path_mtu < IBV_MTU_256 || m->path_mtu > IBV_MTU_4096))
+		return -EINVAL;
+	if ((mask & (M(MAX_QP_RD_ATOMIC) | M(MAX_DEST_RD_ATOMIC))) &&
+	    (m->max_rd_atomic > qp->dev->profile->max_qp_rd_atom ||
+	     m->max_dest_rd_atomic > qp->dev->profile->max_qp_rd_atom))
+		return -EINVAL;
+	if ((mask & M(AV)) &&
+	    (m->dest.port_num != 1 ||
+	     (!m->dest.is_global && !m->dest.dlid)))
+		return -EINVAL;
+	if ((mask & M(ACCESS_FLAGS)) &&
+	    (m->qp_access_flags & ~(IBV_ACCESS_LOCAL_WRITE |
+				    IBV_ACCESS_REMOTE_WRITE |
+				    IBV_ACCESS_REMOTE_READ |
+				    IBV_ACCESS_REMOTE_ATOMIC)))
+		return -EINVAL;
 
 	if (mask & M(QKEY))
 		qp->qkey = m->qkey;
 	if (mask & M(SQ_PSN))
-		qp->sq_psn = m->sq_psn;
+		qp->sq_psn = m->sq_psn & 0xffffff;
 	if (mask & M(RNR_RETRY))
 		qp->rnr_retry = m->rnr_retry;
+	if (mask & M(ACCESS_FLAGS))
+		qp->access_flags = m->qp_access_flags;
+	if (mask & M(AV))
+		qp->dest = m->dest;
+	if (mask & M(DEST_QPN))
+		qp->dest_qpn = m->dest_qp_num;
+	if (mask & M(RQ_PSN))
+		qp->rq_psn = m->rq_psn & 0xffffff;
+	if (mask & M(PATH_MTU))
+		qp->path_mtu = m->path_mtu;
+	if (mask & M(TIMEOUT))
+		qp->timeout = m->timeout;
+	if (mask & M(RETRY_CNT))
+		qp->retry_cnt = m->retry_cnt;
+	if (mask & M(MIN_RNR_TIMER))
+		qp->min_rnr_timer = m->min_rnr_timer;
+	if (mask & M(MAX_QP_RD_ATOMIC))
+		qp->max_rd_atomic = m->max_rd_atomic;
+	if (mask & M(MAX_DEST_RD_ATOMIC))
+		qp->max_dest_rd_atomic = m->max_dest_rd_atomic;
 	if (next == IBV_QPS_RESET)
 		qp_reset(qp);
 	else if (next == IBV_QPS_ERR && cur != IBV_QPS_ERR)
@@ -382,5 +474,16 @@ void sefa_qp_query(const struct sefa_qp *qp, struct ib_uverbs_query_qp_resp *r)
 	r->max_send_sge = qp->max_send_sge;
 	r->max_recv_sge = qp->max_recv_sge;
 	r->max_inline_data = qp->max_inline;
-	r->path_mtu = qp->dev->profile->active_mtu;
+	r->path_mtu = qp->type == IBV_QPT_RC ? qp->path_mtu :
+					       qp->dev->profile->active_mtu;
+	r->qp_access_flags = qp->access_flags;
+	r->dest = qp->dest;
+	r->dest_qp_num = qp->dest_qpn;
+	r->rq_psn = qp->rq_psn;
+	r->timeout = qp->timeout;
+	r->retry_cnt = qp->retry_cnt;
+	r->min_rnr_timer = qp->min_rnr_timer;
+	r->max_rd_atomic = qp->max_rd_atomic;
+	r->max_dest_rd_atomic = qp->max_dest_rd_atomic;
+	r->sq_draining = 0;
 }

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <rdma/ib_user_verbs.h>
+
 #include "efa_io_defs.h"
 #include "proto.h"
 
@@ -52,6 +54,7 @@ struct sefa_profile {
 	uint16_t max_tx_batch;
 	uint16_t min_sq_wr;
 	bool mr_ic_ids;			/* MR query reports interconnect ids */
+	uint8_t max_qp_rd_atom;		/* RC: RDMA reads in flight */
 };
 
 const struct sefa_profile *sefa_profile_find(const char *name);
@@ -290,6 +293,21 @@ struct sefa_qp {
 	struct sefa_pending *pending;
 	uint32_t events_queued;
 	struct sefa_counters cnt;
+
+	/* RC: the connection, set on the way to RTR and RTS */
+	uint32_t access_flags;		/* IBV_ACCESS_REMOTE_* it serves */
+	struct ib_uverbs_qp_dest dest;
+	uint32_t dest_qpn;
+	uint32_t rq_psn;
+	uint8_t path_mtu;
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t min_rnr_timer;		/* what this QP tells its peers */
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+	uint64_t rnr_due_ns;		/* head of the SQ waits until then */
+	uint64_t rnr_wait_ns;		/* the last receiver-not-ready wait */
+	unsigned int rnr_tries;
 };
 
 #define SEFA_SQ_DB_OFF	0
