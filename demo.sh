@@ -1,6 +1,7 @@
 #!/bin/bash
 # Install what is missing, build, start a SoftEFA host, run real tools on it
-# through our provider and through Debian's stock one, and stop it again.
+# through our provider and through Debian's stock one (device queries and a
+# ping-pong with one of each), and stop it again.
 set -euo pipefail
 . "$(dirname "$0")/scripts/common.sh"
 
@@ -39,6 +40,22 @@ run "$SOFTEFA" --run-dir "$RUN" exec --provider stock -- ibv_devinfo -d efa_1
 echo
 echo "== efadv_query_device() through our libefa.so.1"
 run "$SOFTEFA" --run-dir "$RUN" exec -- "$TOP/build/bin/efadv_probe" efa_0
+
+echo
+echo "== ibv_ud_pingpong: our provider serves, the stock one is the client"
+PORT=18600
+"$SOFTEFA" --run-dir "$RUN" exec -- ibv_ud_pingpong -g 0 -p "$PORT" -n 500 \
+	>"$RUN/server.out" 2>&1 &
+for _ in $(seq 100); do
+	[ -n "$(ss -Hltn "sport = :$PORT")" ] && break
+	sleep 0.05
+done
+run "$SOFTEFA" --run-dir "$RUN" exec --provider stock -- \
+	ibv_ud_pingpong -g 0 -p "$PORT" -n 500 127.0.0.1
+wait
+echo "(server side:)"
+tail -2 "$RUN/server.out"
+run "$SOFTEFA" --run-dir "$RUN" stats
 
 echo
 echo "== stopping the host"

@@ -8,6 +8,10 @@
  *   efa_bench lat N    64-byte ping-pong between two processes: round trip
  *   efa_bench pair N   a QP sending to itself; under callgrind, only the
  *                      ibv_post_send() and ibv_poll_cq() calls are counted
+ *   efa_bench wbw N    64 KiB RDMA writes over SRD from one process into
+ *                      another: bandwidth
+ *   efa_bench memcpy N 64 KiB memcpy() on one core: the bandwidth a copy
+ *                      engine on this machine could hope for
  *
  * The two processes of rate and lat are a fork of this one; they swap QP
  * numbers over a pipe.
@@ -30,6 +34,8 @@
 #define QKEY		0x1234
 #define DEPTH		256
 #define WINDOW		64
+#define WBW_MSG		(64 * 1024)
+#define WBW_SLOTS	16
 
 struct side {
 	struct ibv_context *ctx;
@@ -40,6 +46,11 @@ struct side {
 	struct ibv_ah *ah;
 	uint8_t *buf;
 	uint32_t peer_qpn;
+	/* wbw: the large region and the peer's */
+	uint8_t *big;
+	struct ibv_mr *big_mr;
+	uint64_t peer_addr;
+	uint32_t peer_rkey;
 };
 
 static void die(const char *what)
@@ -63,7 +74,10 @@ static void setup(struct side *s)
 		.qp_type = IBV_QPT_DRIVER,
 		.cap = { .max_send_wr = DEPTH, .max_recv_wr = DEPTH,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND |
+				  IBV_QP_EX_WITH_RDMA_WRITE,
 	};
 	struct efadv_qp_init_attr dv = {
 		.driver_qp_type = EFADV_QP_DRIVER_TYPE_SRD,
@@ -88,8 +102,15 @@ static void setup(struct side *s)
 		die("resources");
 	s->mr = ibv_reg_mr(s->pd, s->buf, 2 * DEPTH * MSG,
 			   IBV_ACCESS_LOCAL_WRITE);
-	if (!s->mr)
+	s->big = aligned_alloc(4096, WBW_SLOTS * WBW_MSG);
+	if (!s->mr || !s->big)
 		die("reg_mr");
+	memset(s->big, 1, WBW_SLOTS * WBW_MSG);
+	s->big_mr = ibv_reg_mr(s->pd, s->big, WBW_SLOTS * WBW_MSG,
+			       IBV_ACCESS_LOCAL_WRITE |
+			       IBV_ACCESS_REMOTE_WRITE);
+	if (!s->big_mr)
+		die("reg_mr (remote write)");
 	qa.pd = s->pd;
 	qa.send_cq = s->scq;
 	qa.recv_cq = s->rcq;
@@ -156,7 +177,6 @@ static void wait_one(struct ibv_cq *cq, struct ibv_wc *wc)
 static pid_t two_sides(struct side *s, bool *child)
 {
 	int up[2], down[2];
-	uint32_t mine;
 	pid_t pid;
 
 	if (pipe(up) || pipe(down))
@@ -166,10 +186,17 @@ static pid_t two_sides(struct side *s, bool *child)
 		die("fork");
 	*child = !pid;
 	setup(s);
-	mine = s->qp->qp_num;
-	if (write(*child ? up[1] : down[1], &mine, 4) != 4 ||
-	    read(*child ? down[0] : up[0], &s->peer_qpn, 4) != 4)
+	struct {
+		uint32_t qpn, rkey;
+		uint64_t addr;
+	} mine = { s->qp->qp_num, s->big_mr->rkey, (uintptr_t)s->big }, peer;
+
+	if (write(*child ? up[1] : down[1], &mine, sizeof(mine)) != sizeof(mine) ||
+	    read(*child ? down[0] : up[0], &peer, sizeof(peer)) != sizeof(peer))
 		die("exchange");
+	s->peer_qpn = peer.qpn;
+	s->peer_rkey = peer.rkey;
+	s->peer_addr = peer.addr;
 	return pid;
 }
 
@@ -289,12 +316,86 @@ static int run_pair(long n)
 	return 0;
 }
 
+/* The parent writes WINDOW-deep into the child's region; the child waits. */
+static int run_wbw(long n)
+{
+	struct ibv_qp_ex *qpx;
+	struct side s = {};
+	struct ibv_wc wc;
+	long sent = 0, done = 0;
+	int over[2];
+	bool child;
+	double t0;
+	pid_t pid;
+	char c;
+
+	/* the target's region must live until the last write landed */
+	if (pipe(over))
+		die("pipe");
+	pid = two_sides(&s, &child);
+	if (child) {
+		close(over[1]);
+		if (read(over[0], &c, 1) < 0)
+			die("wait");
+		return finish(pid, child);
+	}
+	close(over[0]);
+	qpx = ibv_qp_to_qp_ex(s.qp);
+	t0 = now();
+	while (done < n) {
+		while (sent < n && sent - done < WBW_SLOTS) {
+			unsigned int slot = sent++ % WBW_SLOTS;
+
+			ibv_wr_start(qpx);
+			qpx->wr_id = slot;
+			qpx->wr_flags = IBV_SEND_SIGNALED;
+			ibv_wr_rdma_write(qpx, s.peer_rkey,
+					  s.peer_addr + slot * WBW_MSG);
+			ibv_wr_set_ud_addr(qpx, s.ah, s.peer_qpn, QKEY);
+			ibv_wr_set_sge(qpx, s.big_mr->lkey,
+				       (uintptr_t)s.big + slot * WBW_MSG,
+				       WBW_MSG);
+			if (ibv_wr_complete(qpx))
+				die("RDMA write");
+		}
+		wait_one(s.scq, &wc);
+		done++;
+	}
+	printf("wbw %.1f MB/s\n", n * (double)WBW_MSG / (now() - t0) / 1e6);
+	close(over[1]);
+	return finish(pid, child);
+}
+
+static int run_memcpy(long n)
+{
+	size_t span = 64 << 20;
+	uint8_t *src = malloc(span), *dst = malloc(span);
+	size_t off = 0;
+	double t0;
+	long i;
+
+	if (!src || !dst)
+		die("malloc");
+	memset(src, 3, span);
+	memset(dst, 0, span);
+	t0 = now();
+	for (i = 0; i < n; i++) {
+		memcpy(dst + off, src + off, WBW_MSG);
+		off = (off + WBW_MSG) % span;
+	}
+	printf("memcpy %.1f MB/s (%u)\n", n * (double)WBW_MSG / (now() - t0) / 1e6,
+	       dst[off] + dst[span - 1]);
+	free(src);
+	free(dst);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc == 3 ? atol(argv[2]) : 0;
 
 	if (n <= 1) {
-		fprintf(stderr, "usage: efa_bench rate|lat|pair N\n");
+		fprintf(stderr, "usage: efa_bench rate|lat|pair|wbw|memcpy N\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "rate"))
@@ -303,6 +404,10 @@ int main(int argc, char **argv)
 		return run_lat(n);
 	if (!strcmp(argv[1], "pair"))
 		return run_pair(n);
-	fprintf(stderr, "usage: efa_bench rate|lat|pair N\n");
+	if (!strcmp(argv[1], "wbw"))
+		return run_wbw(n);
+	if (!strcmp(argv[1], "memcpy"))
+		return run_memcpy(n);
+	fprintf(stderr, "usage: efa_bench rate|lat|pair|wbw|memcpy N\n");
 	return 2;
 }

@@ -29,3 +29,10 @@ for p in ours stock; do
 		"$(awk -v ir="$ir" -v n="$PAIRS" 'BEGIN { printf "%.1f", ir / n }')"
 	[ "$empty" = 0 ] || echo "  ($p: $empty empty polls counted too)"
 done
+
+# RDMA write needs a provider newer than the stock one (rdma-core 46).
+echo
+wbw=$(sx ours -- "$BENCH" wbw 4000 | awk '/^wbw/ { print $2 }')
+cpy=$("$BENCH" memcpy 40000 | awk '/^memcpy/ { print $2 }')
+printf "%-44s %10s MB/s\n" "64 KiB RDMA write over SRD (ours)" "$wbw" \
+	"64 KiB memcpy, one core, same machine" "$cpy"

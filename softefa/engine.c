@@ -320,16 +320,19 @@ static void complete_recv(struct sefa_qp *tqp, const struct efa_io_rx_desc *d,
 			e.base.common.flags |= EFA_IO_CDESC_COMMON_HAS_IMM;
 			e.base.imm = w->meta.immediate_data;
 		}
-		/* a write with immediate names its length in two halves */
+		/*
+		 * A write with immediate, and any RC message, may pass 64
+		 * KiB: the entry carries the length's high half too.
+		 */
 		e.base.common.flags |= op << EFA_IO_CDESC_COMMON_OP_TYPE_SHIFT &
 				       EFA_IO_CDESC_COMMON_OP_TYPE_MASK;
-		if (op == EFA_IO_RDMA_WRITE)
+		if (op == EFA_IO_RDMA_WRITE || tqp->type == IBV_QPT_RC)
 			e.u.rdma_write.length_hi = len >> 16;
 		e.base.length = len;
 		e.base.src_qp_num = src->qpn;
 		e.base.ah = sefa_ah_find(tqp->pd, src->dev->gid);
 		if (e.base.ah == EFA_IO_AH_UNKNOWN && tqp->recv_cq->with_sgid &&
-		    op != EFA_IO_RDMA_WRITE)
+		    op != EFA_IO_RDMA_WRITE && tqp->type != IBV_QPT_RC)
 			memcpy(e.u.src_addr, src->dev->gid, 16);
 	}
 	sefa_cq_write(tqp->recv_cq, tqp->recv_sub_cq, &e, sizeof(e));

@@ -14,6 +14,7 @@
 
 #include "efa.h"
 #include "efa_dp.h"
+#include "efa_ext_abi.h"
 
 /* The CQ with its sub-CQs and room for the list of active ones. */
 struct efa_cq *efa_cq_alloc(uint16_t num_sub_cqs)
@@ -170,8 +171,15 @@ static struct ibv_cq_ex *create_cq(struct ibv_context *ibvctx,
 		goto err_out;
 	}
 
-	/* The kernel takes 16-byte entries only without the sender's GID. */
-	cqe_size = with_sgid ? EFA_IO_CQE_EX_SIZE : EFA_IO_CQE_SIZE;
+	/*
+	 * The kernel takes 16-byte entries only without the sender's GID; an
+	 * RDMA write's length, and an RC receive's, needs 32 (as upstream
+	 * uses whenever the device writes).
+	 */
+	cqe_size = EFA_IO_CQE_SIZE;
+	if (with_sgid || (ctx->device_caps & (EFA_QUERY_DEVICE_CAPS_RDMA_WRITE |
+					      SEFA_QUERY_DEVICE_CAPS_RC)))
+		cqe_size = EFA_IO_CQE_EX_SIZE;
 	cmd.drv.cq_entry_size = cqe_size;
 	cmd.drv.num_sub_cqs = num_sub_cqs;
 	if (with_sgid)
@@ -190,6 +198,7 @@ static struct ibv_cq_ex *create_cq(struct ibv_context *ibvctx,
 	}
 
 	cq->cqn = resp.drv.cq_idx;
+	cq->with_sgid = with_sgid;
 	err = efa_cq_map(ctx, cq, &resp.drv, num_sub_cqs, cqe_size);
 	if (err)
 		goto err_destroy;

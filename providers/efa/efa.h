@@ -98,6 +98,7 @@ struct efa_cq {
 	uint16_t cc;			/* entries consumed, all sub-CQs */
 	uint8_t cmd_sn;			/* completion events seen */
 	uint16_t num_sub_cqs;
+	bool with_sgid;			/* the device fills src_addr */
 	/* The sub-CQs some QP completes into, polled round-robin; the
 	 * device never writes the others.  A sub-CQ stays here once a QP
 	 * used it, so completions left by a destroyed QP are still taken.
@@ -106,8 +107,9 @@ struct efa_cq {
 	uint16_t next_poll_idx;
 	struct efa_sub_cq **active;
 	uint32_t cqe_size;
-	/* The entry the extended polling API is looking at. */
+	/* The entry the extended polling API is looking at, and its QP. */
 	const struct efa_io_cdesc_common *cur_cqe;
+	const struct efa_qp *cur_qp;
 
 	void *buf;
 	size_t buf_size;
@@ -121,6 +123,11 @@ struct efa_cq {
  * completion hands back.  The free indexes form a stack, so the most
  * recently completed index is reused first; completions may come in any
  * order.  The number of indexes in use is the queue's fill level.
+ *
+ * An in-order queue (the send queue of an RC QP) completes its WQEs in
+ * the order they were posted, and successful unsignaled ones not at all.
+ * Its request id is the WQE's ring slot instead, and a completion retires
+ * every WQE from the oldest outstanding one (ci) up to the one it names.
  */
 struct efa_wq {
 	uint64_t *wrid;			/* wr_id by request id */
@@ -131,6 +138,8 @@ struct efa_wq {
 	uint16_t pc;			/* producer counter, descriptors */
 	uint16_t desc_mask;		/* descriptors in the ring - 1 */
 	uint8_t phase;
+	bool in_order;
+	uint16_t ci;			/* in order: oldest outstanding WQE */
 	uint16_t max_sge;
 	pthread_spinlock_t lock;
 	void *db_page;
@@ -143,6 +152,12 @@ struct efa_sq {
 	uint16_t max_batch_wr;		/* WQEs per doorbell */
 	uint16_t max_rdma_sge;
 	unsigned int sig_all;		/* SIGNALED if sq_sig_all */
+	uint32_t wr_opcodes;		/* 1 << ibv_wr_opcode ibv_post_send takes */
+	uint32_t ok_states;		/* 1 << ibv_qp_state posting is allowed in */
+	/* RC: no address in the WQE, RDMA in ibv_post_send(), unsignaled
+	 * WRs, in-order completions.
+	 */
+	bool connected;
 	void *desc_map;
 	size_t desc_map_size;
 
@@ -156,10 +171,19 @@ struct efa_sq {
 	int session_err;
 };
 
+/*
+ * A receive descriptor holds at most 64 KiB - 1 bytes.  Datagrams are at
+ * most an MTU, so longer SGEs are offered as that much; an RC message can
+ * be longer, so on RC an SGE takes as many descriptors as it needs, up to
+ * wr_descs for the whole WR, for which the ring has room.
+ */
 struct efa_rq {
 	struct efa_wq wq;
 	struct efa_io_rx_desc *buf;
 	size_t buf_size;
+	uint32_t ok_states;		/* 1 << ibv_qp_state posting is allowed in */
+	bool split_sges;
+	uint16_t wr_descs;
 };
 
 struct efa_qp {
@@ -299,6 +323,7 @@ struct efa_qp_geom {
 	uint32_t sq_wqe_cnt;		/* power of two, or 0: no SQ */
 	uint32_t rq_desc_cnt;		/* power of two, or 0: no RQ */
 	uint32_t rq_wqe_cnt;
+	uint32_t rq_wr_descs;		/* descriptors one receive WR may take */
 };
 
 struct ibv_qp *efa_create_qp(struct ibv_pd *ibvpd,
@@ -311,12 +336,14 @@ int efa_query_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
 		 int attr_mask, struct ibv_qp_init_attr *init_attr);
 int efa_destroy_qp(struct ibv_qp *ibvqp);
 int efa_qp_geometry(const struct efa_context *ctx,
-		    const struct ibv_qp_cap *cap, struct efa_qp_geom *geom);
+		    const struct ibv_qp_cap *cap, enum ibv_qp_type type,
+		    struct efa_qp_geom *geom);
 int efa_wq_init(struct efa_wq *wq, uint32_t wqe_cnt, uint32_t desc_cnt,
 		uint16_t max_sge, uint32_t *db);
 void efa_wq_fini(struct efa_wq *wq);
-void efa_sq_setup(const struct efa_context *ctx, struct efa_sq *sq,
-		  uint8_t *desc, uint32_t max_inline_data, int sq_sig_all);
+void efa_qp_setup(const struct efa_context *ctx, struct efa_qp *qp,
+		  enum ibv_qp_type type, const struct efa_qp_geom *geom,
+		  uint8_t *desc, int sq_sig_all);
 void efa_qp_reset_indices(struct efa_qp *qp);
 int efa_dv_qp_attr_parse(struct efa_context *ctx,
 			 const struct ibv_qp_init_attr_ex *attr_ex,

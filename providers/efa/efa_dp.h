@@ -24,9 +24,14 @@ static inline bool efa_wq_full(const struct efa_wq *wq)
 	return wq->wrid_idx_pool_next == wq->wqe_cnt;
 }
 
-/* The request id the next post takes; the caller checked efa_wq_full(). */
-static inline uint16_t efa_wq_peek_idx(const struct efa_wq *wq)
+/*
+ * The request id the next post takes; the caller checked efa_wq_full().
+ * in_order is the queue's, a constant where the caller knows it.
+ */
+static inline uint16_t efa_wq_peek_idx(const struct efa_wq *wq, bool in_order)
 {
+	if (in_order)
+		return wq->pc & wq->desc_mask;
 	return wq->wrid_idx_pool[wq->wrid_idx_pool_next];
 }
 
@@ -41,7 +46,7 @@ static inline void efa_wq_commit_idx(struct efa_wq *wq, uint16_t idx,
 /* Takes a request id for wr_id.  WQ lock held, efa_wq_full() checked. */
 static inline uint16_t efa_wq_get_idx(struct efa_wq *wq, uint64_t wr_id)
 {
-	uint16_t idx = efa_wq_peek_idx(wq);
+	uint16_t idx = efa_wq_peek_idx(wq, wq->in_order);
 
 	efa_wq_commit_idx(wq, idx, wr_id);
 	return idx;
@@ -51,6 +56,22 @@ static inline uint16_t efa_wq_get_idx(struct efa_wq *wq, uint64_t wr_id)
 static inline void efa_wq_put_idx(struct efa_wq *wq, uint16_t idx)
 {
 	wq->wrid_idx_pool[--wq->wrid_idx_pool_next] = idx;
+}
+
+/*
+ * Retires the WQEs of an in-order queue up to request id idx, which a
+ * completion named: those before it were unsignaled and succeeded.
+ * Returns false if idx is not outstanding.  WQ lock held.
+ */
+static inline bool efa_wq_retire_to(struct efa_wq *wq, uint16_t idx)
+{
+	uint32_t n = ((uint16_t)(idx - wq->ci) & wq->desc_mask) + 1;
+
+	if (idx > wq->desc_mask || n > wq->wrid_idx_pool_next)
+		return false;
+	wq->ci += n;
+	wq->wrid_idx_pool_next -= n;
+	return true;
 }
 
 /*
@@ -76,6 +97,59 @@ static inline void efa_wc_flush(void)
 static inline void efa_db_write(uint32_t *db, uint32_t val)
 {
 	__atomic_store_n(db, val, __ATOMIC_RELEASE);
+}
+
+/*
+ * The send queue.  A WR may ask for a completion (IBV_SEND_SIGNALED, implied
+ * by sq_sig_all, required except on RC) and inline data, nothing else.  rc is
+ * sq->connected, a constant where the caller knows it.
+ */
+static inline bool efa_send_flags_ok(const struct efa_sq *sq,
+				     unsigned int flags, bool rc)
+{
+	return ((flags | sq->sig_all | (rc ? IBV_SEND_SIGNALED : 0)) &
+		~IBV_SEND_INLINE) == IBV_SEND_SIGNALED;
+}
+
+static inline bool efa_sq_state_ok(const struct efa_sq *sq,
+				   enum ibv_qp_state state)
+{
+	return (sq->ok_states >> state) & 1;
+}
+
+/* A WQE's ctrl2: one descriptor, the queue's phase, and a completion:
+ * always, except on RC where the WR or sq_sig_all asks for it.
+ */
+_Static_assert(IBV_SEND_SIGNALED << 3 == EFA_IO_TX_META_DESC_COMP_REQ,
+	       "signaled is comp_req shifted");
+static inline uint8_t efa_tx_ctrl2(const struct efa_sq *sq, unsigned int flags,
+				   bool rc)
+{
+	uint8_t comp_req = EFA_IO_TX_META_DESC_COMP_REQ;
+
+	if (rc)
+		comp_req = ((flags | sq->sig_all) & IBV_SEND_SIGNALED) << 3;
+	return EFA_IO_TX_META_DESC_FIRST | EFA_IO_TX_META_DESC_LAST |
+	       sq->wq.phase | comp_req;
+}
+
+/* The LLQ slot of the next WQE. */
+static inline struct efa_io_tx_wqe *efa_sq_slot(struct efa_sq *sq)
+{
+	return (struct efa_io_tx_wqe *)sq->desc +
+	       (sq->wq.pc & sq->wq.desc_mask);
+}
+
+static inline void efa_sq_advance(struct efa_wq *wq)
+{
+	if (!(++wq->pc & wq->desc_mask))
+		wq->phase ^= 1;
+}
+
+static inline void efa_sq_ring(struct efa_sq *sq, uint16_t pc)
+{
+	efa_wc_flush();
+	efa_db_write(sq->wq.db, pc);
 }
 
 static inline uint32_t efa_cq_db_val(const struct efa_cq *cq, bool arm)

@@ -6,7 +6,8 @@
  * current phase, ours when it matches.  The sub-CQs QPs complete into are
  * visited round-robin so that a busy one cannot starve the others.  The
  * entry names the local QP and echoes the request id the WQE carried,
- * which gives back the wr_id.
+ * which gives back the wr_id.  On RC a send completion also retires the
+ * unsignaled WQEs before it.
  */
 
 #include <endian.h>
@@ -114,22 +115,74 @@ static inline struct efa_qp *efa_cqe_qp(struct efa_cq *cq, uint16_t qpn)
 
 /*
  * Hands a completed request id back to its queue and returns its wr_id.
- * The check keeps a device that echoes a bad id from corrupting the pool.
+ * The checks keep a device that echoes a bad id from corrupting the pool.
  */
 static inline int efa_wq_complete(struct efa_wq *wq, uint16_t req_id,
 				  uint64_t *wr_id)
 {
-	int err = 0;
+	bool ok;
 
 	pthread_spin_lock(&wq->lock);
-	if (efa_likely(req_id < wq->wqe_cnt && wq->wrid_idx_pool_next)) {
-		*wr_id = wq->wrid[req_id];
-		efa_wq_put_idx(wq, req_id);
+	if (wq->in_order) {
+		ok = efa_wq_retire_to(wq, req_id);
 	} else {
-		err = EINVAL;
+		ok = req_id < wq->wqe_cnt && wq->wrid_idx_pool_next;
+		if (efa_likely(ok))
+			efa_wq_put_idx(wq, req_id);
 	}
+	/* Still ours: nobody posts while we hold the lock. */
+	if (efa_likely(ok))
+		*wr_id = wq->wrid[req_id];
 	pthread_spin_unlock(&wq->lock);
-	return err;
+	return ok ? 0 : EINVAL;
+}
+
+static inline uint8_t efa_cqe_op(uint8_t flags)
+{
+	return (flags & EFA_IO_CDESC_COMMON_OP_TYPE_MASK) >>
+	       EFA_IO_CDESC_COMMON_OP_TYPE_SHIFT;
+}
+
+/* RDMA read completes as a send on SRD, as on EFA hardware, not on RC. */
+static inline enum ibv_wc_opcode efa_wc_tx_opcode(const struct efa_qp *qp,
+						  uint8_t flags)
+{
+	if (efa_likely(!(flags & EFA_IO_CDESC_COMMON_OP_TYPE_MASK)))
+		return IBV_WC_SEND;
+	switch (efa_cqe_op(flags)) {
+	case EFA_IO_RDMA_WRITE:
+		return IBV_WC_RDMA_WRITE;
+	case EFA_IO_RDMA_READ:
+		return qp->sq.connected ? IBV_WC_RDMA_READ : IBV_WC_SEND;
+	default:
+		return IBV_WC_SEND;
+	}
+}
+
+/* A receive of op_type RDMA_WRITE is the immediate of a write. */
+static inline enum ibv_wc_opcode efa_wc_rx_opcode(uint8_t flags)
+{
+	return efa_cqe_op(flags) == EFA_IO_RDMA_WRITE ?
+		       IBV_WC_RECV_RDMA_WITH_IMM :
+		       IBV_WC_RECV;
+}
+
+/*
+ * A 32-byte entry has bits 31:16 of the length of an RDMA write, and on RC
+ * of every receive (efa_ext_abi.h); other lengths fit 16 bits.
+ */
+static inline uint32_t efa_rx_byte_len(const struct efa_cq *cq,
+				       const struct efa_qp *qp,
+				       const struct efa_io_rx_cdesc *rcqe)
+{
+	const struct efa_io_rx_cdesc_ex *ex = (const void *)rcqe;
+	uint32_t length = rcqe->length;
+
+	if (cq->cqe_size == EFA_IO_CQE_EX_SIZE &&
+	    (qp->sq.connected ||
+	     efa_cqe_op(rcqe->common.flags) == EFA_IO_RDMA_WRITE))
+		length |= (uint32_t)ex->u.rdma_write.length_hi << 16;
+	return length;
 }
 
 /*
@@ -155,19 +208,18 @@ static inline int efa_cqe_to_wc(struct efa_cq *cq,
 	wc->vendor_err = status;
 	wc->qp_num = qpn;
 	if (efa_cqe_is_send(flags)) {
-		/* RDMA read completes as a send too, as on EFA hardware. */
 		wq = &qp->sq.wq;
-		wc->opcode = IBV_WC_SEND;
+		wc->opcode = efa_wc_tx_opcode(qp, flags);
 		wc->wc_flags = 0;
 		wc->byte_len = 0;
 	} else {
-		uint16_t length = rcqe->length;
+		uint32_t length = efa_rx_byte_len(cq, qp, rcqe);
 		uint16_t ah = rcqe->ah;
 		uint16_t src_qp = rcqe->src_qp_num;
 		uint32_t imm = rcqe->imm;
 
 		wq = &qp->rq.wq;
-		wc->opcode = IBV_WC_RECV;
+		wc->opcode = efa_wc_rx_opcode(flags);
 		wc->byte_len = length;
 		wc->src_qp = src_qp;
 		wc->slid = ah;
@@ -227,6 +279,7 @@ static int efa_poll_one_ex(struct efa_cq *cq)
 		return ENOENT;
 
 	qp = efa_cqe_qp(cq, cqe->qp_num);
+	cq->cur_qp = qp;
 	if (efa_unlikely(!qp))
 		return EINVAL;
 	wq = efa_cqe_is_send(cqe->flags) ? &qp->sq.wq : &qp->rq.wq;
@@ -265,6 +318,7 @@ static void efa_end_poll(struct ibv_cq_ex *ibvcqx)
 	struct efa_cq *cq = to_efa_cq_ex(ibvcqx);
 
 	cq->cur_cqe = NULL;
+	cq->cur_qp = NULL;
 	efa_cq_update_db(cq);
 	pthread_spin_unlock(&cq->lock);
 }
@@ -277,9 +331,11 @@ efa_cur_rx(struct ibv_cq_ex *ibvcqx)
 
 static enum ibv_wc_opcode efa_wc_read_opcode(struct ibv_cq_ex *ibvcqx)
 {
-	return efa_cqe_is_send(to_efa_cq_ex(ibvcqx)->cur_cqe->flags) ?
-		       IBV_WC_SEND :
-		       IBV_WC_RECV;
+	struct efa_cq *cq = to_efa_cq_ex(ibvcqx);
+	uint8_t flags = cq->cur_cqe->flags;
+
+	return efa_cqe_is_send(flags) ? efa_wc_tx_opcode(cq->cur_qp, flags) :
+					efa_wc_rx_opcode(flags);
 }
 
 static uint32_t efa_wc_read_vendor_err(struct ibv_cq_ex *ibvcqx)
@@ -289,9 +345,12 @@ static uint32_t efa_wc_read_vendor_err(struct ibv_cq_ex *ibvcqx)
 
 static uint32_t efa_wc_read_byte_len(struct ibv_cq_ex *ibvcqx)
 {
+	struct efa_cq *cq = to_efa_cq_ex(ibvcqx);
 	const struct efa_io_rx_cdesc *rcqe = efa_cur_rx(ibvcqx);
 
-	return efa_cqe_is_send(rcqe->common.flags) ? 0 : rcqe->length;
+	return efa_cqe_is_send(rcqe->common.flags) ?
+		       0 :
+		       efa_rx_byte_len(cq, cq->cur_qp, rcqe);
 }
 
 static __be32 efa_wc_read_imm_data(struct ibv_cq_ex *ibvcqx)
@@ -333,19 +392,22 @@ static uint8_t efa_wc_read_dlid_path_bits(struct ibv_cq_ex *ibvcqx)
 }
 
 /*
- * The sender's GID is in 32-byte entries only, and the device fills it in
- * only for a sender the receiver has no AH for.
+ * The sender's GID is there only on a CQ created for it, and the device
+ * fills it in only for a sender of a datagram the receiver has no AH for:
+ * the same bytes hold the high length bits of an RDMA write or an RC
+ * receive.
  */
 static int efa_wc_read_sgid(struct efadv_cq *efadv_cq, union ibv_gid *sgid)
 {
 	struct efa_cq *cq = (struct efa_cq *)((char *)efadv_cq -
 					      offsetof(struct efa_cq, dv_cq));
 	const struct efa_io_rx_cdesc_ex *rcqe = (const void *)cq->cur_cqe;
+	uint8_t flags = rcqe->base.common.flags;
 
-	if (cq->cqe_size != EFA_IO_CQE_EX_SIZE)
+	if (!cq->with_sgid)
 		return -EOPNOTSUPP;
-	if (efa_cqe_is_send(rcqe->base.common.flags) ||
-	    rcqe->base.ah != EFA_IO_AH_UNKNOWN)
+	if (efa_cqe_is_send(flags) || rcqe->base.ah != EFA_IO_AH_UNKNOWN ||
+	    efa_cqe_op(flags) == EFA_IO_RDMA_WRITE || cq->cur_qp->sq.connected)
 		return -ENOENT;
 
 	memcpy(sgid->raw, rcqe->u.src_addr, sizeof(sgid->raw));

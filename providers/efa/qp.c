@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Queue pairs: UD through the generic verbs, SRD through the direct verbs;
- * modify, query and destroy.
+ * Queue pairs: UD, and RC where the device offers it, through the generic
+ * verbs; SRD through the direct verbs; modify, query and destroy.
  *
  * The send queue is the device's LLQ (write-combining device memory), the
  * receive queue a ring of receive descriptors in host memory; each has a
@@ -16,15 +16,11 @@
 
 #include "efa.h"
 #include "efa_dp.h"
-
-/* Producer counters and request ids are 16 bits wide. */
-#define EFA_MAX_RING_ENTRIES (1U << 16)
+#include "efa_ext_abi.h"
 
 static const char *efa_qp_type_str(enum ibv_qp_type type)
 {
 	switch (type) {
-	case IBV_QPT_RC:
-		return "RC";
 	case IBV_QPT_UC:
 		return "UC";
 	case IBV_QPT_RAW_PACKET:
@@ -36,126 +32,6 @@ static const char *efa_qp_type_str(enum ibv_qp_type type)
 		return "DRIVER (use efadv_create_qp_ex)";
 	default:
 		return "this QP type";
-	}
-}
-
-int efa_qp_geometry(const struct efa_context *ctx,
-		    const struct ibv_qp_cap *cap, struct efa_qp_geom *geom)
-{
-	struct verbs_context *vctx = (struct verbs_context *)&ctx->ibvctx;
-	uint64_t rq_descs = (uint64_t)cap->max_recv_sge * cap->max_recv_wr;
-	uint32_t sq_wrs = cap->max_send_wr > ctx->min_sq_wr ?
-				  cap->max_send_wr : ctx->min_sq_wr;
-
-	if (cap->max_send_sge > ctx->max_sq_sge ||
-	    cap->max_send_sge > EFA_IO_TX_DESC_NUM_BUFS ||
-	    cap->max_recv_sge > ctx->max_rq_sge ||
-	    cap->max_send_wr > ctx->max_sq_wr ||
-	    cap->max_recv_wr > ctx->max_rq_wr ||
-	    cap->max_inline_data > ctx->inline_buf_size) {
-		verbs_err(vctx,
-			  "caps sq %u/%u rq %u/%u inline %u exceed sq %u/%u rq %u/%u inline %u\n",
-			  cap->max_send_wr, cap->max_send_sge,
-			  cap->max_recv_wr, cap->max_recv_sge,
-			  cap->max_inline_data, ctx->max_sq_wr,
-			  ctx->max_sq_sge, ctx->max_rq_wr, ctx->max_rq_sge,
-			  ctx->inline_buf_size);
-		return EINVAL;
-	}
-
-	if (sq_wrs > EFA_MAX_RING_ENTRIES || rq_descs > EFA_MAX_RING_ENTRIES) {
-		verbs_err(vctx, "rings of %u WQEs / %llu descriptors\n",
-			  sq_wrs, (unsigned long long)rq_descs);
-		return EINVAL;
-	}
-
-	/* The device needs power-of-two rings; an RQ holds as many WRs as
-	 * fit when each uses every SGE.
-	 */
-	geom->sq_wqe_cnt = efa_roundup_pow2(sq_wrs);
-	geom->rq_desc_cnt = efa_roundup_pow2(rq_descs);
-	geom->rq_wqe_cnt = rq_descs ? geom->rq_desc_cnt / cap->max_recv_sge : 0;
-	return 0;
-}
-
-int efa_wq_init(struct efa_wq *wq, uint32_t wqe_cnt, uint32_t desc_cnt,
-		uint16_t max_sge, uint32_t *db)
-{
-	memset(wq, 0, sizeof(*wq));
-	pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
-	wq->wqe_cnt = wqe_cnt;
-	wq->desc_mask = desc_cnt - 1;
-	wq->max_sge = max_sge;
-	wq->db = db;
-	if (!wqe_cnt)
-		return 0;
-
-	wq->wrid = malloc(wqe_cnt * sizeof(*wq->wrid));
-	wq->wrid_idx_pool = malloc(wqe_cnt * sizeof(*wq->wrid_idx_pool));
-	if (!wq->wrid || !wq->wrid_idx_pool) {
-		efa_wq_fini(wq);
-		return ENOMEM;
-	}
-
-	for (uint32_t i = 0; i < wqe_cnt; i++)
-		wq->wrid_idx_pool[i] = i;
-	return 0;
-}
-
-void efa_wq_fini(struct efa_wq *wq)
-{
-	free(wq->wrid);
-	free(wq->wrid_idx_pool);
-	wq->wrid = NULL;
-	wq->wrid_idx_pool = NULL;
-	pthread_spin_destroy(&wq->lock);
-}
-
-void efa_sq_setup(const struct efa_context *ctx, struct efa_sq *sq,
-		  uint8_t *desc, uint32_t max_inline_data, int sq_sig_all)
-{
-	uint32_t batch = UINT16_MAX;
-
-	sq->desc = desc;
-	sq->max_inline_data = max_inline_data;
-	sq->max_rdma_sge = ctx->max_sge_rd < EFA_IO_TX_DESC_NUM_RDMA_BUFS ?
-				   ctx->max_sge_rd :
-				   EFA_IO_TX_DESC_NUM_RDMA_BUFS;
-	sq->sig_all = sq_sig_all ? IBV_SEND_SIGNALED : 0;
-
-	/* max_tx_batch counts 64-byte units the device takes per doorbell. */
-	if (ctx->max_tx_batch)
-		batch = ctx->max_tx_batch * 64 / EFA_IO_TX_WQE_SIZE;
-	/* A device with a minimum SQ size cannot take a doorbell for the
-	 * whole ring at once.
-	 */
-	if (ctx->min_sq_wr && batch > sq->wq.wqe_cnt - 1)
-		batch = sq->wq.wqe_cnt - 1;
-	sq->max_batch_wr = batch ? batch : 1;
-}
-
-/*
- * Back to a fresh queue after a move to RESET.  The SQ phase restarts too,
- * so that a WQE's phase stays (index / ring size) & 1 counted from the
- * reset, the same as for a new QP.  WRs still outstanding are forgotten,
- * so the free list is rebuilt rather than rewound: rewinding would keep
- * whatever order out-of-order completions left it in, with the ids of
- * the forgotten WRs missing.
- */
-void efa_qp_reset_indices(struct efa_qp *qp)
-{
-	struct efa_wq *wqs[] = { &qp->sq.wq, &qp->rq.wq };
-
-	for (size_t i = 0; i < sizeof(wqs) / sizeof(wqs[0]); i++) {
-		struct efa_wq *wq = wqs[i];
-
-		pthread_spin_lock(&wq->lock);
-		wq->pc = 0;
-		wq->phase = 0;
-		wq->wrid_idx_pool_next = 0;
-		for (uint32_t j = 0; j < wq->wqe_cnt; j++)
-			wq->wrid_idx_pool[j] = j;
-		pthread_spin_unlock(&wq->lock);
 	}
 }
 
@@ -233,21 +109,33 @@ err_mmap:
 	return err;
 }
 
+/* The ibv_wr_* operations a QP of this type may ask for. */
+static uint64_t efa_send_ops(const struct efa_context *ctx,
+			     enum ibv_qp_type type)
+{
+	uint64_t ops = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+
+	if (type == IBV_QPT_UD)
+		return ops;
+	if (ctx->device_caps & EFA_QUERY_DEVICE_CAPS_RDMA_READ)
+		ops |= IBV_QP_EX_WITH_RDMA_READ;
+	if (ctx->device_caps & EFA_QUERY_DEVICE_CAPS_RDMA_WRITE)
+		ops |= IBV_QP_EX_WITH_RDMA_WRITE |
+		       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+	return ops;
+}
+
 static int efa_qp_check_attr(struct efa_context *ctx,
 			     const struct ibv_qp_init_attr_ex *attr,
 			     uint32_t driver_qp_type)
 {
-	uint64_t ops = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+	uint64_t ops = efa_send_ops(ctx, attr->qp_type);
 
-	if (attr->qp_type == IBV_QPT_DRIVER) {
-		if (driver_qp_type != EFADV_QP_DRIVER_TYPE_SRD) {
-			verbs_err(&ctx->ibvctx,
-				  "driver QP type %u is not SRD\n",
-				  driver_qp_type);
-			return EOPNOTSUPP;
-		}
-		if (ctx->device_caps & EFA_QUERY_DEVICE_CAPS_RDMA_READ)
-			ops |= IBV_QP_EX_WITH_RDMA_READ;
+	if (attr->qp_type == IBV_QPT_DRIVER &&
+	    driver_qp_type != EFADV_QP_DRIVER_TYPE_SRD) {
+		verbs_err(&ctx->ibvctx, "driver QP type %u is not SRD\n",
+			  driver_qp_type);
+		return EOPNOTSUPP;
 	}
 
 	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
@@ -378,7 +266,7 @@ static struct ibv_qp *create_qp(struct ibv_context *ibvctx,
 	err = efa_qp_check_attr(ctx, attr, driver_qp_type);
 	if (err)
 		goto err_out;
-	err = efa_qp_geometry(ctx, &attr->cap, &geom);
+	err = efa_qp_geometry(ctx, &attr->cap, attr->qp_type, &geom);
 	if (err)
 		goto err_out;
 
@@ -390,6 +278,7 @@ static struct ibv_qp *create_qp(struct ibv_context *ibvctx,
 
 	cmd.drv.rq_ring_size = geom.rq_desc_cnt * EFA_IO_RX_DESC_SIZE;
 	cmd.drv.sq_ring_size = geom.sq_wqe_cnt * EFA_IO_TX_WQE_SIZE;
+	/* The kernel reads driver_qp_type for IBV_QPT_DRIVER only. */
 	if (attr->qp_type == IBV_QPT_DRIVER)
 		cmd.drv.driver_qp_type = driver_qp_type;
 
@@ -413,11 +302,11 @@ static struct ibv_qp *create_qp(struct ibv_context *ibvctx,
 	if (err)
 		goto err_destroy;
 
-	efa_sq_setup(ctx, &qp->sq,
+	efa_qp_setup(ctx, qp, attr->qp_type, &geom,
 		     qp->sq.desc_map ? (uint8_t *)qp->sq.desc_map +
 						resp.drv.llq_desc_offset :
 				       NULL,
-		     ctx->inline_buf_size, attr->sq_sig_all);
+		     attr->sq_sig_all);
 	ibvqp->state = IBV_QPS_RESET;
 
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
@@ -445,14 +334,21 @@ err_out:
 	return NULL;
 }
 
+/* RC only where the device says so: the efa kernel ABI has no RC. */
 static bool efa_qp_type_ok(struct ibv_context *ibvctx, enum ibv_qp_type type)
 {
-	if (type == IBV_QPT_UD)
+	struct efa_context *ctx = to_efa_context(ibvctx);
+
+	if (type == IBV_QPT_UD ||
+	    (type == IBV_QPT_RC && (ctx->device_caps & SEFA_QUERY_DEVICE_CAPS_RC)))
 		return true;
 
-	verbs_err(to_verbs_context(ibvctx),
-		  "%s is not supported by this device\n",
-		  efa_qp_type_str(type));
+	if (type == IBV_QPT_RC)
+		verbs_err(&ctx->ibvctx,
+			  "RC is not offered by this device (EFA has UD and SRD only)\n");
+	else
+		verbs_err(&ctx->ibvctx, "%s is not supported by this device\n",
+			  efa_qp_type_str(type));
 	errno = EOPNOTSUPP;
 	return false;
 }

@@ -3,9 +3,10 @@
  * Posting receives.
  *
  * A receive WR becomes one 16-byte descriptor per SGE in the RQ ring, in
- * host memory.  The first descriptor of a WR carries its request id and
- * the first bit, the last one the last bit.  The RQ doorbell takes the
- * producer counter in descriptors, once per call.
+ * host memory, or on RC one per 64 KiB - 1 of it (see struct efa_rq).  The
+ * first descriptor of a WR carries its request id and the first bit, the
+ * last one the last bit.  The RQ doorbell takes the producer counter in
+ * descriptors, once per call.
  */
 
 #include <errno.h>
@@ -13,7 +14,9 @@
 #include "efa.h"
 #include "efa_dp.h"
 
-/* The device takes 16-bit lengths and receives at most an MTU anyway. */
+#define EFA_RX_DESC_MAX_LEN UINT16_MAX
+
+/* Longer buffers are offered as the most a descriptor holds. */
 void efa_rx_desc_fill(struct efa_io_rx_desc *desc, const struct ibv_sge *sge,
 		      uint16_t req_id, bool first, bool last)
 {
@@ -21,16 +24,19 @@ void efa_rx_desc_fill(struct efa_io_rx_desc *desc, const struct ibv_sge *sge,
 		.buf_addr_lo = (uint32_t)sge->addr,
 		.buf_addr_hi = sge->addr >> 32,
 		.req_id = req_id,
-		.length = sge->length > UINT16_MAX ? UINT16_MAX : sge->length,
+		.length = sge->length > EFA_RX_DESC_MAX_LEN ?
+				  EFA_RX_DESC_MAX_LEN :
+				  sge->length,
 		.lkey_ctrl = (sge->lkey & EFA_IO_RX_DESC_LKEY_MASK) |
 			     (first ? EFA_IO_RX_DESC_FIRST : 0) |
 			     (last ? EFA_IO_RX_DESC_LAST : 0),
 	};
 }
 
-static inline bool efa_rq_state_ok(const struct ibv_qp *ibvqp)
+static inline bool efa_rq_state_ok(const struct efa_rq *rq,
+				   enum ibv_qp_state state)
 {
-	return ibvqp->state != IBV_QPS_RESET && ibvqp->state != IBV_QPS_ERR;
+	return (rq->ok_states >> state) & 1;
 }
 
 /*
@@ -43,6 +49,19 @@ static inline bool efa_recv_sges_ok(const struct efa_wq *wq,
 	return (unsigned int)wr->num_sge - 1 < wq->max_sge;
 }
 
+/* The descriptors a WR takes, when the RQ splits SGEs. */
+static inline uint32_t efa_recv_split_descs(const struct ibv_recv_wr *wr)
+{
+	uint32_t n = 0;
+
+	for (int i = 0; i < wr->num_sge; i++) {
+		uint32_t len = wr->sg_list[i].length;
+
+		n += len ? (len - 1) / EFA_RX_DESC_MAX_LEN + 1 : 1;
+	}
+	return n;
+}
+
 /* Why a WR is refused; off the fast path, which only knows that it is. */
 static __attribute__((cold, noinline)) int
 efa_post_recv_refuse(struct efa_qp *qp, const struct ibv_recv_wr *wr)
@@ -51,16 +70,47 @@ efa_post_recv_refuse(struct efa_qp *qp, const struct ibv_recv_wr *wr)
 	const char *why = "RQ is full";
 	int err = ENOMEM;
 
-	if (!efa_rq_state_ok(ibvqp)) {
-		why = "QP is in RESET or ERR";
+	if (!efa_rq_state_ok(&qp->rq, ibvqp->state)) {
+		why = qp->rq.split_sges ? "QP is in RESET" :
+					  "QP is in RESET or ERR";
 		err = EINVAL;
 	} else if (!efa_recv_sges_ok(&qp->rq.wq, wr)) {
 		why = "number of SGEs";
+		err = EINVAL;
+	} else if (!efa_wq_full(&qp->rq.wq)) {
+		why = "WR needs more descriptors of 64 KiB - 1 than the device takes";
 		err = EINVAL;
 	}
 	verbs_err(to_verbs_context(ibvqp->context), "RQ %u: %s\n",
 		  ibvqp->qp_num, why);
 	return err;
+}
+
+/* The ndesc descriptors of a WR, from the ring's producer counter on. */
+static inline void efa_rq_put_wr(struct efa_rq *rq,
+				 const struct ibv_recv_wr *wr, uint16_t req_id,
+				 uint32_t ndesc)
+{
+	struct efa_wq *wq = &rq->wq;
+	uint32_t d = 0;
+
+	for (int i = 0; i < wr->num_sge; i++) {
+		struct ibv_sge part = wr->sg_list[i];
+		uint32_t left = part.length;
+
+		do {
+			if (rq->split_sges && left > EFA_RX_DESC_MAX_LEN)
+				part.length = EFA_RX_DESC_MAX_LEN;
+			else
+				part.length = left;
+			efa_rx_desc_fill(&rq->buf[wq->pc++ & wq->desc_mask],
+					 &part, d ? 0 : req_id, d == 0,
+					 d == ndesc - 1);
+			d++;
+			part.addr += part.length;
+			left -= part.length;
+		} while (rq->split_sges && left);
+	}
 }
 
 int efa_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
@@ -73,23 +123,24 @@ int efa_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 	int err = 0;
 
 	pthread_spin_lock(&wq->lock);
-	if (efa_unlikely(!efa_rq_state_ok(ibvqp)))
+	if (efa_unlikely(!efa_rq_state_ok(rq, ibvqp->state)))
 		goto refuse;
 
 	for (; wr; wr = wr->next) {
-		int last = wr->num_sge - 1;
+		uint32_t ndesc = wr->num_sge;
 		uint16_t req_id;
 
 		if (efa_unlikely(!efa_recv_sges_ok(wq, wr) || efa_wq_full(wq)))
 			goto refuse;
-
-		req_id = efa_wq_get_idx(wq, wr->wr_id);
-		for (int i = 0; i <= last; i++) {
-			efa_rx_desc_fill(&rq->buf[wq->pc & wq->desc_mask],
-					 &wr->sg_list[i], i ? 0 : req_id,
-					 i == 0, i == last);
-			wq->pc++;
+		if (rq->split_sges) {
+			ndesc = efa_recv_split_descs(wr);
+			if (ndesc > rq->wr_descs)
+				goto refuse;
 		}
+		/* request ids from the pool: an RQ is never in order */
+		req_id = efa_wq_peek_idx(wq, false);
+		efa_wq_commit_idx(wq, req_id, wr->wr_id);
+		efa_rq_put_wr(rq, wr, req_id, ndesc);
 	}
 	goto out;
 

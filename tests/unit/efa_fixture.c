@@ -110,6 +110,8 @@ void efa_fake_cq_init(struct efa_fixture *fx, struct efa_fake_cq *fc,
 	cq->verbs_cq.cq.context = &fx->ctx->ibvctx.context;
 	cq->verbs_cq.cq.cqe = entries;
 	cq->db = &fc->db;
+	/* As a CQ asked for the sender's GID is: 32-byte entries. */
+	cq->with_sgid = cqe_size == EFA_IO_CQE_EX_SIZE;
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	efa_cq_init_sub_cqs(cq, fc->ring, num_sub_cqs, entries, cqe_size);
 	efa_cq_fill_pfns(cq, wc_flags);
@@ -146,7 +148,7 @@ void efa_fake_qp_init(struct efa_fixture *fx, struct efa_fake_qp *fq,
 	struct efa_qp *qp;
 
 	memset(fq, 0, sizeof(*fq));
-	ck_assert_int_eq(efa_qp_geometry(ctx, cap, &fq->geom), 0);
+	ck_assert_int_eq(efa_qp_geometry(ctx, cap, type, &fq->geom), 0);
 
 	qp = calloc(1, sizeof(*qp));
 	ck_assert_ptr_nonnull(qp);
@@ -162,8 +164,7 @@ void efa_fake_qp_init(struct efa_fixture *fx, struct efa_fake_qp *fq,
 	ck_assert_ptr_nonnull(fq->llq);
 	ck_assert_ptr_nonnull(fq->rq_ring);
 	qp->rq.buf = fq->rq_ring;
-	efa_sq_setup(ctx, &qp->sq, (uint8_t *)fq->llq, ctx->inline_buf_size,
-		     sq_sig_all);
+	efa_qp_setup(ctx, qp, type, &fq->geom, (uint8_t *)fq->llq, sq_sig_all);
 
 	ibvqp = &qp->verbs_qp.qp;
 	ibvqp->context = &ctx->ibvctx.context;

@@ -204,6 +204,13 @@ START_TEST(test_device_attr_fixup)
 	attr.max_qp_wr = 100;
 	efa_device_attr_fixup(fx.ctx, &attr, &resp.ibv_resp.base);
 	ck_assert_int_eq(attr.max_qp_wr, 100);
+
+	/* RDMA reads in flight, which RC peers negotiate, stay the kernel's */
+	attr.max_qp_rd_atom = 16;
+	attr.max_qp_init_rd_atom = 16;
+	efa_device_attr_fixup(fx.ctx, &attr, &resp.ibv_resp.base);
+	ck_assert_int_eq(attr.max_qp_rd_atom, 16);
+	ck_assert_int_eq(attr.max_qp_init_rd_atom, 16);
 }
 END_TEST
 

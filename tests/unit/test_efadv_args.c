@@ -18,6 +18,7 @@
 
 #include <check.h>
 
+#include "efa_ext_abi.h"
 #include "efa_fixture.h"
 
 /* The public layouts are ABI. */
@@ -483,7 +484,7 @@ START_TEST(test_geometry)
 	struct efa_qp_geom g;
 
 	/* SQ: a power of two, at least the device's minimum */
-	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, &g), 0);
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_UD, &g), 0);
 	ck_assert_uint_eq(g.sq_wqe_cnt, 128);
 	/* RQ: descriptors for every SGE of every WR, rounded up */
 	ck_assert_uint_eq(g.rq_desc_cnt, 512);
@@ -492,26 +493,98 @@ START_TEST(test_geometry)
 	cap.max_send_wr = 1;
 	cap.max_recv_sge = 1;
 	cap.max_recv_wr = 4096;
-	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, &g), 0);
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_UD, &g), 0);
 	ck_assert_uint_eq(g.sq_wqe_cnt, 32);
 	ck_assert_uint_eq(g.rq_desc_cnt, 4096);
 	ck_assert_uint_eq(g.rq_wqe_cnt, 4096);
 
 	/* no receive queue at all */
 	cap.max_recv_wr = 0;
-	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, &g), 0);
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_UD, &g), 0);
 	ck_assert_uint_eq(g.rq_desc_cnt, 0);
 	ck_assert_uint_eq(g.rq_wqe_cnt, 0);
 
 	cap.max_send_wr = 4097;
-	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, &g), EINVAL);
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_UD, &g), EINVAL);
 	cap.max_send_wr = 1;
 	cap.max_recv_wr = 32769;
-	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, &g), EINVAL);
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_UD, &g), EINVAL);
 	/* more descriptors than 16-bit counters can track */
 	cap.max_recv_wr = 32768;
 	cap.max_recv_sge = 3;
-	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, &g), EINVAL);
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_UD, &g), EINVAL);
+
+	/* RC: room for the device's 3 descriptors in every WR ... */
+	cap.max_recv_wr = 100;
+	cap.max_recv_sge = 1;
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_RC, &g), 0);
+	ck_assert_uint_eq(g.rq_wr_descs, 3);
+	ck_assert_uint_eq(g.rq_desc_cnt, 512);
+	ck_assert_uint_eq(g.rq_wqe_cnt, 170);
+	/* ... or as many as the ring takes, at least the WR's SGEs */
+	cap.max_recv_wr = 30000;
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_RC, &g), 0);
+	ck_assert_uint_eq(g.rq_wr_descs, 2);
+	ck_assert_uint_eq(g.rq_desc_cnt, 65536);
+	ck_assert_uint_eq(g.rq_wqe_cnt, 32768);
+	cap.max_recv_sge = 3;
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_RC, &g), EINVAL);
+}
+END_TEST
+
+/*
+ * RC is for devices that offer it; with the offer the usual checks apply,
+ * and RDMA write wherever the device offers that.
+ */
+START_TEST(test_create_rc)
+{
+	struct ibv_context *ibvctx = &fx.ctx->ibvctx.context;
+	struct efa_pd pd = { .ibvpd.context = ibvctx };
+	struct ibv_qp_init_attr_ex attr;
+	struct efa_fake_cq fc;
+	struct ibv_srq srq;
+
+	efa_fake_cq_init(&fx, &fc, 1, 4, EFA_IO_CQE_SIZE, 0);
+	attr = (struct ibv_qp_init_attr_ex){
+		.qp_type = IBV_QPT_RC,
+		.send_cq = &fc.cq->verbs_cq.cq,
+		.recv_cq = &fc.cq->verbs_cq.cq,
+		.srq = &srq,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+				  IBV_QP_EX_WITH_RDMA_READ,
+		.pd = &pd.ibvpd,
+	};
+
+	ck_assert_ptr_null(efa_create_qp_ex(ibvctx, &attr));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+
+	/* offered: refused for the SRQ only */
+	fx.ctx->device_caps |= SEFA_QUERY_DEVICE_CAPS_RC;
+	ck_assert_ptr_null(efa_create_qp_ex(ibvctx, &attr));
+	ck_assert_int_eq(errno, EINVAL);
+	attr.send_ops_flags |= IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+	ck_assert_ptr_null(efa_create_qp_ex(ibvctx, &attr));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+
+	/* no RDMA write on the device: neither on RC nor on SRD */
+	fx.ctx->device_caps &= ~EFA_QUERY_DEVICE_CAPS_RDMA_WRITE;
+	attr.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE;
+	ck_assert_ptr_null(efa_create_qp_ex(ibvctx, &attr));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	attr.qp_type = IBV_QPT_DRIVER;
+	memset(&buf, 0, sizeof(buf));
+	buf.qp.driver_qp_type = EFADV_QP_DRIVER_TYPE_SRD;
+	ck_assert_ptr_null(efadv_create_qp_ex(ibvctx, &attr, &buf.qp, 16));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	fx.ctx->device_caps |= EFA_QUERY_DEVICE_CAPS_RDMA_WRITE;
+	ck_assert_ptr_null(efadv_create_qp_ex(ibvctx, &attr, &buf.qp, 16));
+	ck_assert_int_eq(errno, EINVAL);
+
+	efa_fake_cq_fini(&fc);
 }
 END_TEST
 
@@ -588,6 +661,7 @@ static Suite *efadv_suite(void)
 	tcase_add_test(tc, test_create_qp_ex_attr);
 	tcase_add_test(tc, test_create_qp_refused);
 	tcase_add_test(tc, test_geometry);
+	tcase_add_test(tc, test_create_rc);
 	tcase_add_test(tc, test_create_ah_needs_grh);
 	tcase_add_test(tc, test_cq_from_ibv_cq_ex);
 	suite_add_tcase(s, tc);

@@ -215,7 +215,7 @@ START_TEST(test_poll_wc)
 }
 END_TEST
 
-/* RDMA read completes as IBV_WC_SEND, as on EFA hardware. */
+/* On SRD, RDMA read completes as IBV_WC_SEND, as on EFA hardware. */
 START_TEST(test_poll_rdma_read)
 {
 	struct efa_io_rx_cdesc_ex tx = cqe(post_send(7), EFA_IO_SEND_QUEUE, 0);
@@ -227,6 +227,53 @@ START_TEST(test_poll_rdma_read)
 	ck_assert_int_eq(efa_poll_cq(&fc.cq->verbs_cq.cq, 1, &wc), 1);
 	ck_assert_int_eq(wc.opcode, IBV_WC_SEND);
 	ck_assert_uint_eq(wc.wr_id, 7);
+}
+END_TEST
+
+/* SRD RDMA write: the requester's completion, the target's immediate. */
+START_TEST(test_poll_rdma_write)
+{
+	struct efa_io_rx_cdesc_ex tx = cqe(post_send(8), EFA_IO_SEND_QUEUE, 0);
+	struct efa_io_rx_cdesc_ex rx = cqe(0, EFA_IO_RECV_QUEUE, 0);
+	struct ibv_wc wc[2];
+
+	tx.base.common.flags |= EFA_IO_RDMA_WRITE
+				<< EFA_IO_CDESC_COMMON_OP_TYPE_SHIFT;
+	write_cqe(0, 0, tx, 1);
+	post_recv(9);
+	rx.base.common.flags |= EFA_IO_CDESC_COMMON_HAS_IMM |
+				EFA_IO_RDMA_WRITE
+					<< EFA_IO_CDESC_COMMON_OP_TYPE_SHIFT;
+	rx.base.length = 0x5678;
+	rx.base.imm = 3;
+	rx.u.rdma_write.length_hi = 0x1234;
+	write_cqe(0, 1, rx, 1);
+
+	ck_assert_int_eq(efa_poll_cq(&fc.cq->verbs_cq.cq, 2, wc), 2);
+	ck_assert_int_eq(wc[0].opcode, IBV_WC_RDMA_WRITE);
+	ck_assert_uint_eq(wc[0].wr_id, 8);
+	ck_assert_int_eq(wc[1].opcode, IBV_WC_RECV_RDMA_WITH_IMM);
+	ck_assert_uint_eq(wc[1].wc_flags, IBV_WC_WITH_IMM);
+	ck_assert_uint_eq(wc[1].byte_len, 0x12345678);
+	ck_assert_uint_eq(wc[1].imm_data, htobe32(3));
+	ck_assert_uint_eq(wc[1].wr_id, 9);
+}
+END_TEST
+
+/* A datagram's receive length is 16 bits: the rest of the entry is not. */
+START_TEST(test_poll_send_len_16)
+{
+	struct efa_io_rx_cdesc_ex rx = cqe(0, EFA_IO_RECV_QUEUE, 0);
+	struct ibv_wc wc;
+
+	post_recv(1);
+	rx.base.length = 8928;
+	rx.base.ah = EFA_IO_AH_UNKNOWN;
+	memset(rx.u.src_addr, 0xfe, sizeof(rx.u.src_addr));
+	write_cqe(0, 0, rx, 1);
+	ck_assert_int_eq(efa_poll_cq(&fc.cq->verbs_cq.cq, 1, &wc), 1);
+	ck_assert_int_eq(wc.opcode, IBV_WC_RECV);
+	ck_assert_uint_eq(wc.byte_len, 8928);
 }
 END_TEST
 
@@ -449,6 +496,8 @@ static Suite *poll_suite(void)
 
 	tcase_add_checked_fixture(sgid, setup_sgid, teardown);
 	tcase_add_test(sgid, test_read_sgid);
+	tcase_add_test(sgid, test_poll_rdma_write);
+	tcase_add_test(sgid, test_poll_send_len_16);
 	suite_add_tcase(s, sgid);
 	return s;
 }

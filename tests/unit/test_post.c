@@ -214,25 +214,26 @@ END_TEST
 START_TEST(test_batch_size)
 {
 	struct efa_context *ctx = fx.ctx;
-	struct efa_sq sq = { .wq.wqe_cnt = 32 };
+	struct efa_qp qp = { .sq.wq.wqe_cnt = 32 };
+	struct efa_qp_geom geom = {};
 
 	ctx->max_tx_batch = 16;
 	ctx->min_sq_wr = 32;
-	efa_sq_setup(ctx, &sq, NULL, 32, 0);
-	ck_assert_uint_eq(sq.max_batch_wr, 16);
+	efa_qp_setup(ctx, &qp, IBV_QPT_UD, &geom, NULL, 0);
+	ck_assert_uint_eq(qp.sq.max_batch_wr, 16);
 
 	ctx->max_tx_batch = 0;
-	efa_sq_setup(ctx, &sq, NULL, 32, 0);
-	ck_assert_uint_eq(sq.max_batch_wr, 31);
+	efa_qp_setup(ctx, &qp, IBV_QPT_UD, &geom, NULL, 0);
+	ck_assert_uint_eq(qp.sq.max_batch_wr, 31);
 
 	ctx->min_sq_wr = 0;
-	efa_sq_setup(ctx, &sq, NULL, 32, 0);
-	ck_assert_uint_eq(sq.max_batch_wr, 65535);
+	efa_qp_setup(ctx, &qp, IBV_QPT_UD, &geom, NULL, 0);
+	ck_assert_uint_eq(qp.sq.max_batch_wr, 65535);
 
 	ctx->max_tx_batch = 1000;
-	efa_sq_setup(ctx, &sq, NULL, 32, 0);
-	ck_assert_uint_eq(sq.max_batch_wr, 1000);
-	ck_assert_uint_eq(sq.max_rdma_sge, 1);
+	efa_qp_setup(ctx, &qp, IBV_QPT_UD, &geom, NULL, 0);
+	ck_assert_uint_eq(qp.sq.max_batch_wr, 1000);
+	ck_assert_uint_eq(qp.sq.max_rdma_sge, 1);
 }
 END_TEST
 

@@ -42,19 +42,38 @@ static void put64(uint8_t *b, size_t off, uint64_t v)
 	put32(b, off + 4, v >> 32);
 }
 
-/* The meta descriptor every test WQE starts with. */
-static void expect_meta(uint8_t *b, uint16_t req_id, uint8_t ctrl1,
-			uint8_t phase, uint16_t length, uint32_t imm)
+#define CTRL2_SIGNALED (0x04 | 0x08 | 0x10)	/* first, last, comp_req */
+#define CTRL2_UNSIGNALED (0x04 | 0x08)
+
+/* The meta descriptor of an RC WQE: no destination. */
+static void expect_meta_rc(uint8_t *b, uint16_t req_id, uint8_t ctrl1,
+			   uint8_t ctrl2, uint16_t length, uint32_t imm)
 {
 	memset(b, 0, 64);
 	put16(b, 0, req_id);
 	b[2] = ctrl1;
-	b[3] = 0x04 | 0x08 | 0x10 | phase;	/* first, last, comp_req */
-	put16(b, 4, DEST_QPN);
+	b[3] = ctrl2;
 	put16(b, 6, length);
 	put32(b, 8, imm);
+}
+
+/* The meta descriptor every datagram test WQE starts with. */
+static void expect_meta(uint8_t *b, uint16_t req_id, uint8_t ctrl1,
+			uint8_t phase, uint16_t length, uint32_t imm)
+{
+	expect_meta_rc(b, req_id, ctrl1, CTRL2_SIGNALED | phase, length, imm);
+	put16(b, 4, DEST_QPN);
 	put16(b, 12, AHN);
 	put32(b, 16, QKEY);
+}
+
+/* The remote half of an RDMA request. */
+static void expect_remote(uint8_t *b, uint32_t len, uint32_t rkey,
+			  uint64_t addr)
+{
+	put32(b, 32, len);
+	put32(b, 36, rkey);
+	put64(b, 40, addr);
 }
 
 static void expect_buf(uint8_t *b, size_t off, uint32_t len, uint32_t lkey,
@@ -74,7 +93,7 @@ static void assert_bytes(const void *got, const uint8_t *want, size_t len)
 			      i, g[i], want[i]);
 }
 
-static void setup(void)
+static void setup_qp(enum ibv_qp_type type)
 {
 	struct ibv_qp_cap cap = {
 		.max_send_wr = 4,
@@ -85,9 +104,22 @@ static void setup(void)
 
 	efa_fixture_open(&fx);
 	efa_fake_cq_init(&fx, &fc, 1, 16, EFA_IO_CQE_SIZE, 0);
-	efa_fake_qp_init(&fx, &fq, &fc, IBV_QPT_DRIVER, &cap, QPN,
-			 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_READ, 1);
+	efa_fake_qp_init(&fx, &fq, &fc, type, &cap, QPN,
+			 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_READ |
+				 IBV_QP_EX_WITH_RDMA_WRITE |
+				 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM,
+			 type != IBV_QPT_RC);
 	efa_fake_ah_init(&fx, &ah, AHN);
+}
+
+static void setup(void)
+{
+	setup_qp(IBV_QPT_DRIVER);
+}
+
+static void setup_rc(void)
+{
+	setup_qp(IBV_QPT_RC);
 }
 
 static void teardown(void)
@@ -237,13 +269,192 @@ START_TEST(test_rdma_read)
 	/* op_type RDMA_READ, one local buffer */
 	expect_meta(want, 0, 0x81, 0, 1, 0);
 	/* remote: as many bytes as the local buffer takes */
-	put32(want, 32, 4096);
-	put32(want, 36, 0x5555);
-	put64(want, 40, 0xaaaabbbbccccddddULL);
+	expect_remote(want, 4096, 0x5555, 0xaaaabbbbccccddddULL);
 	expect_buf(want, 48, 4096, 0x020304, 0x7000);
 	assert_bytes(&fq.llq[0], want, sizeof(want));
 	ck_assert_uint_eq(fq.sq_db, 1);
 	ck_assert_uint_eq(fq.qp->sq.wq.wrid[0], 77);
+}
+END_TEST
+
+/* SRD: RDMA write through the ibv_wr_* API, with and without immediate. */
+START_TEST(test_rdma_write)
+{
+	struct ibv_qp_ex *qpx = efa_fake_ibvqpx(&fq);
+	uint8_t want[64];
+
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_start(qpx);
+	qpx->wr_id = 1;
+	ibv_wr_rdma_write(qpx, 0x87654321, 0x1122334455667788ULL);
+	ibv_wr_set_ud_addr(qpx, &ah.ibvah, DEST_QPN, QKEY);
+	ibv_wr_set_sge(qpx, 0x0a0b0c0d, 0x9000, 100);
+	qpx->wr_id = 2;
+	ibv_wr_rdma_write_imm(qpx, 7, 0x2000, htobe32(0xfeedf00d));
+	ibv_wr_set_ud_addr(qpx, &ah.ibvah, DEST_QPN, QKEY);
+	ibv_wr_set_sge_list(qpx, 1, &(struct ibv_sge){ .addr = 0xa000,
+						      .length = 1 << 20,
+						      .lkey = 5 });
+	ck_assert_int_eq(ibv_wr_complete(qpx), 0);
+
+	/* op_type RDMA_WRITE (2); the rkey keeps all 32 bits */
+	expect_meta(want, 0, 0x82, 0, 1, 0);
+	expect_remote(want, 100, 0x87654321, 0x1122334455667788ULL);
+	expect_buf(want, 48, 100, 0x0b0c0d, 0x9000);
+	assert_bytes(&fq.llq[0], want, sizeof(want));
+
+	/* has_imm, the immediate in host order; lengths beyond 16 bits */
+	expect_meta(want, 1, 0x92, 0, 1, 0xfeedf00d);
+	expect_remote(want, 1 << 20, 7, 0x2000);
+	expect_buf(want, 48, 1 << 20, 5, 0xa000);
+	assert_bytes(&fq.llq[1], want, sizeof(want));
+	ck_assert_uint_eq(fq.sq_db, 2);
+}
+END_TEST
+
+/* One local buffer and no inline data: the RDMA request fills the WQE. */
+START_TEST(test_rdma_write_limits)
+{
+	struct ibv_qp_ex *qpx = efa_fake_ibvqpx(&fq);
+	struct ibv_sge two[2] = {};
+
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_start(qpx);
+	ibv_wr_rdma_write(qpx, 1, 0x1000);
+	ibv_wr_set_sge_list(qpx, 2, two);
+	ck_assert_int_eq(ibv_wr_complete(qpx), EINVAL);
+
+	ibv_wr_start(qpx);
+	ibv_wr_rdma_write(qpx, 1, 0x1000);
+	ibv_wr_set_inline_data(qpx, "x", 1);
+	ck_assert_int_eq(ibv_wr_complete(qpx), EINVAL);
+	ck_assert_uint_eq(fq.sq_db, 0);
+}
+END_TEST
+
+static struct ibv_send_wr rc_wr(enum ibv_wr_opcode opcode,
+				struct ibv_sge *sge, int num_sge)
+{
+	return (struct ibv_send_wr){
+		.wr_id = 1,
+		.sg_list = sge,
+		.num_sge = num_sge,
+		.opcode = opcode,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = 0x0102030405060708ULL,
+			     .rkey = 0xa1b2c3d4 },
+	};
+}
+
+/*
+ * RC: the WQE names no destination; wr.ud, which shares its storage with
+ * wr.rdma, is not read (its AH pointer would be the remote address).
+ */
+START_TEST(test_rc_send)
+{
+	struct ibv_sge sge[2] = {
+		{ .addr = 0x1000, .length = 10, .lkey = 1 },
+		{ .addr = 0x2000, .length = 20, .lkey = 2 },
+	};
+	struct ibv_send_wr wr = rc_wr(IBV_WR_SEND_WITH_IMM, sge, 2);
+	struct efa_io_tx_wqe wqe;
+	uint8_t want[64];
+
+	wr.imm_data = htobe32(0x01020304);
+	memset(&wqe, 0xee, sizeof(wqe));
+	ck_assert_int_eq(efa_tx_wqe_from_wr(&fq.qp->sq, &wr, 9, &wqe), 0);
+	expect_meta_rc(want, 9, 0x90, CTRL2_SIGNALED, 2, 0x01020304);
+	expect_buf(want, 32, 10, 1, 0x1000);
+	expect_buf(want, 48, 20, 2, 0x2000);
+	assert_bytes(&wqe, want, sizeof(want));
+
+	/* unsignaled: no completion requested */
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = 0;
+	ck_assert_int_eq(efa_tx_wqe_from_wr(&fq.qp->sq, &wr, 10, &wqe), 0);
+	expect_meta_rc(want, 10, 0x80, CTRL2_UNSIGNALED, 2, 0);
+	expect_buf(want, 32, 10, 1, 0x1000);
+	expect_buf(want, 48, 20, 2, 0x2000);
+	assert_bytes(&wqe, want, sizeof(want));
+}
+END_TEST
+
+START_TEST(test_rc_rdma_write)
+{
+	struct ibv_sge sge = { .addr = 0xdead0000, .length = 70000,
+			       .lkey = 0x77123456 };
+	struct ibv_send_wr wr = rc_wr(IBV_WR_RDMA_WRITE, &sge, 1);
+	struct efa_io_tx_wqe wqe;
+	uint8_t want[64];
+
+	memset(&wqe, 0xee, sizeof(wqe));
+	ck_assert_int_eq(efa_tx_wqe_from_wr(&fq.qp->sq, &wr, 3, &wqe), 0);
+	expect_meta_rc(want, 3, 0x82, CTRL2_SIGNALED, 1, 0);
+	expect_remote(want, 70000, 0xa1b2c3d4, 0x0102030405060708ULL);
+	expect_buf(want, 48, 70000, 0x123456, 0xdead0000);
+	assert_bytes(&wqe, want, sizeof(want));
+
+	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	wr.imm_data = htobe32(0xcafebabe);
+	wr.send_flags = 0;
+	ck_assert_int_eq(efa_tx_wqe_from_wr(&fq.qp->sq, &wr, 4, &wqe), 0);
+	expect_meta_rc(want, 4, 0x92, CTRL2_UNSIGNALED, 1, 0xcafebabe);
+	expect_remote(want, 70000, 0xa1b2c3d4, 0x0102030405060708ULL);
+	expect_buf(want, 48, 70000, 0x123456, 0xdead0000);
+	assert_bytes(&wqe, want, sizeof(want));
+
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	ck_assert_int_eq(efa_tx_wqe_from_wr(&fq.qp->sq, &wr, 5, &wqe), 0);
+	expect_meta_rc(want, 5, 0x81, CTRL2_SIGNALED, 1, 0);
+	expect_remote(want, 70000, 0xa1b2c3d4, 0x0102030405060708ULL);
+	expect_buf(want, 48, 70000, 0x123456, 0xdead0000);
+	assert_bytes(&wqe, want, sizeof(want));
+}
+END_TEST
+
+START_TEST(test_rc_rdma_limits)
+{
+	struct ibv_sge sge[2] = {};
+	struct ibv_send_wr wr = rc_wr(IBV_WR_RDMA_WRITE, sge, 2);
+	struct efa_io_tx_wqe wqe;
+
+	ck_assert_int_eq(efa_tx_wqe_from_wr(&fq.qp->sq, &wr, 0, &wqe), EINVAL);
+	wr.num_sge = 1;
+	wr.send_flags |= IBV_SEND_INLINE;
+	ck_assert_int_eq(efa_tx_wqe_from_wr(&fq.qp->sq, &wr, 0, &wqe), EINVAL);
+	wr.opcode = IBV_WR_RDMA_READ;
+	ck_assert_int_eq(efa_tx_wqe_from_wr(&fq.qp->sq, &wr, 0, &wqe), EINVAL);
+	wr.send_flags = 0;
+	ck_assert_int_eq(efa_tx_wqe_from_wr(&fq.qp->sq, &wr, 0, &wqe), 0);
+}
+END_TEST
+
+/* The ibv_wr_* API on RC: unsignaled WRs, no address to set. */
+START_TEST(test_rc_wr_api)
+{
+	struct ibv_qp_ex *qpx = efa_fake_ibvqpx(&fq);
+	uint8_t want[64];
+
+	ck_assert_ptr_null(qpx->wr_set_ud_addr);
+	qpx->wr_id = 5;
+	qpx->wr_flags = 0;
+	ibv_wr_start(qpx);
+	ibv_wr_rdma_write_imm(qpx, 0x42, 0x3000, htobe32(1));
+	ibv_wr_set_sge(qpx, 3, 0x4000, 64);
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_read(qpx, 0x43, 0x5000);
+	ibv_wr_set_sge(qpx, 3, 0x6000, 32);
+	ck_assert_int_eq(ibv_wr_complete(qpx), 0);
+
+	expect_meta_rc(want, 0, 0x92, CTRL2_UNSIGNALED, 1, 1);
+	expect_remote(want, 64, 0x42, 0x3000);
+	expect_buf(want, 48, 64, 3, 0x4000);
+	assert_bytes(&fq.llq[0], want, sizeof(want));
+	expect_meta_rc(want, 1, 0x81, CTRL2_SIGNALED, 1, 0);
+	expect_remote(want, 32, 0x43, 0x5000);
+	expect_buf(want, 48, 32, 3, 0x6000);
+	assert_bytes(&fq.llq[1], want, sizeof(want));
 }
 END_TEST
 
@@ -333,6 +544,7 @@ static Suite *wqe_suite(void)
 {
 	Suite *s = suite_create("descriptors");
 	TCase *tc = tcase_create("encoding");
+	TCase *rc = tcase_create("rc");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_send_two_sges);
@@ -345,7 +557,16 @@ static Suite *wqe_suite(void)
 	tcase_add_test(tc, test_wr_send_inline_list);
 	tcase_add_test(tc, test_rx_desc);
 	tcase_add_test(tc, test_post_recv_descs);
+	tcase_add_test(tc, test_rdma_write);
+	tcase_add_test(tc, test_rdma_write_limits);
 	suite_add_tcase(s, tc);
+
+	tcase_add_checked_fixture(rc, setup_rc, teardown);
+	tcase_add_test(rc, test_rc_send);
+	tcase_add_test(rc, test_rc_rdma_write);
+	tcase_add_test(rc, test_rc_rdma_limits);
+	tcase_add_test(rc, test_rc_wr_api);
+	suite_add_tcase(s, rc);
 	return s;
 }
 

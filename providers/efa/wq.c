@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Work queues: how deep the rings of a QP are, the request-id pools, and
+ * the rules each QP type posts by.
+ *
+ * UD and SRD follow EFA: every WQE asks for a completion, completions
+ * come in any order, a receive offers at most one descriptor per SGE.
+ * RC follows InfiniBand: unsignaled sends, in-order send completions,
+ * RDMA through ibv_post_send, messages longer than a receive descriptor.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "efa.h"
+
+/* Producer counters and request ids are 16 bits wide. */
+#define EFA_MAX_RING_ENTRIES (1U << 16)
+
+#define EFA_QPS(s) (1U << IBV_QPS_##s)
+
+int efa_qp_geometry(const struct efa_context *ctx,
+		    const struct ibv_qp_cap *cap, enum ibv_qp_type type,
+		    struct efa_qp_geom *geom)
+{
+	struct verbs_context *vctx = (struct verbs_context *)&ctx->ibvctx;
+	uint32_t wr_descs = cap->max_recv_sge;
+	uint32_t sq_wrs = cap->max_send_wr > ctx->min_sq_wr ?
+				  cap->max_send_wr : ctx->min_sq_wr;
+	uint64_t rq_descs;
+
+	if (cap->max_send_sge > ctx->max_sq_sge ||
+	    cap->max_send_sge > EFA_IO_TX_DESC_NUM_BUFS ||
+	    cap->max_recv_sge > ctx->max_rq_sge ||
+	    cap->max_send_wr > ctx->max_sq_wr ||
+	    cap->max_recv_wr > ctx->max_rq_wr ||
+	    cap->max_inline_data > ctx->inline_buf_size) {
+		verbs_err(vctx,
+			  "caps sq %u/%u rq %u/%u inline %u exceed sq %u/%u rq %u/%u inline %u\n",
+			  cap->max_send_wr, cap->max_send_sge,
+			  cap->max_recv_wr, cap->max_recv_sge,
+			  cap->max_inline_data, ctx->max_sq_wr,
+			  ctx->max_sq_sge, ctx->max_rq_wr, ctx->max_rq_sge,
+			  ctx->inline_buf_size);
+		return EINVAL;
+	}
+
+	/*
+	 * RC splits long SGEs: a WR may take as many descriptors as the
+	 * device takes, or as many as a ring of that depth has room for.
+	 */
+	if (type == IBV_QPT_RC && wr_descs && cap->max_recv_wr) {
+		wr_descs = EFA_MAX_RING_ENTRIES / cap->max_recv_wr;
+		if (wr_descs > ctx->max_rq_sge)
+			wr_descs = ctx->max_rq_sge;
+		if (wr_descs < cap->max_recv_sge)
+			wr_descs = cap->max_recv_sge;
+	}
+	rq_descs = (uint64_t)wr_descs * cap->max_recv_wr;
+
+	if (sq_wrs > EFA_MAX_RING_ENTRIES || rq_descs > EFA_MAX_RING_ENTRIES) {
+		verbs_err(vctx, "rings of %u WQEs / %llu descriptors\n",
+			  sq_wrs, (unsigned long long)rq_descs);
+		return EINVAL;
+	}
+
+	/* The device needs power-of-two rings; an RQ holds as many WRs as
+	 * fit when each uses all the descriptors it may.
+	 */
+	geom->sq_wqe_cnt = efa_roundup_pow2(sq_wrs);
+	geom->rq_desc_cnt = efa_roundup_pow2(rq_descs);
+	geom->rq_wqe_cnt = rq_descs ? geom->rq_desc_cnt / wr_descs : 0;
+	geom->rq_wr_descs = wr_descs;
+	return 0;
+}
+
+int efa_wq_init(struct efa_wq *wq, uint32_t wqe_cnt, uint32_t desc_cnt,
+		uint16_t max_sge, uint32_t *db)
+{
+	memset(wq, 0, sizeof(*wq));
+	pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+	wq->wqe_cnt = wqe_cnt;
+	wq->desc_mask = desc_cnt - 1;
+	wq->max_sge = max_sge;
+	wq->db = db;
+	if (!wqe_cnt)
+		return 0;
+
+	wq->wrid = malloc(wqe_cnt * sizeof(*wq->wrid));
+	wq->wrid_idx_pool = malloc(wqe_cnt * sizeof(*wq->wrid_idx_pool));
+	if (!wq->wrid || !wq->wrid_idx_pool) {
+		efa_wq_fini(wq);
+		return ENOMEM;
+	}
+
+	for (uint32_t i = 0; i < wqe_cnt; i++)
+		wq->wrid_idx_pool[i] = i;
+	return 0;
+}
+
+void efa_wq_fini(struct efa_wq *wq)
+{
+	free(wq->wrid);
+	free(wq->wrid_idx_pool);
+	wq->wrid = NULL;
+	wq->wrid_idx_pool = NULL;
+	pthread_spin_destroy(&wq->lock);
+}
+
+/* The WR opcodes ibv_post_send() takes: RDMA only on RC, as offered. */
+static uint32_t efa_wr_opcodes(const struct efa_context *ctx,
+			       enum ibv_qp_type type)
+{
+	uint32_t ops = 1U << IBV_WR_SEND | 1U << IBV_WR_SEND_WITH_IMM;
+
+	if (type != IBV_QPT_RC)
+		return ops;
+	if (ctx->device_caps & EFA_QUERY_DEVICE_CAPS_RDMA_WRITE)
+		ops |= 1U << IBV_WR_RDMA_WRITE | 1U << IBV_WR_RDMA_WRITE_WITH_IMM;
+	if (ctx->device_caps & EFA_QUERY_DEVICE_CAPS_RDMA_READ)
+		ops |= 1U << IBV_WR_RDMA_READ;
+	return ops;
+}
+
+static void efa_sq_setup(const struct efa_context *ctx, struct efa_sq *sq,
+			 enum ibv_qp_type type, uint8_t *desc, int sq_sig_all)
+{
+	bool rc = type == IBV_QPT_RC;
+	uint32_t batch = UINT16_MAX;
+
+	sq->desc = desc;
+	sq->max_inline_data = ctx->inline_buf_size;
+	sq->max_rdma_sge = ctx->max_sge_rd < EFA_IO_TX_DESC_NUM_RDMA_BUFS ?
+				   ctx->max_sge_rd :
+				   EFA_IO_TX_DESC_NUM_RDMA_BUFS;
+	sq->sig_all = sq_sig_all ? IBV_SEND_SIGNALED : 0;
+	sq->wr_opcodes = efa_wr_opcodes(ctx, type);
+	sq->connected = rc;
+	sq->wq.in_order = rc;
+	/*
+	 * RC takes WRs in ERR too, as InfiniBand does: the device completes
+	 * them as flushed.  So the provider need not follow the device into
+	 * ERR after an error completion; the state it tracks changes only
+	 * through modify_qp (and ibv_query_qp, which reads the device's).
+	 */
+	sq->ok_states = EFA_QPS(RTS) | EFA_QPS(SQD) | (rc ? EFA_QPS(ERR) : 0);
+
+	/* max_tx_batch counts 64-byte units the device takes per doorbell. */
+	if (ctx->max_tx_batch)
+		batch = ctx->max_tx_batch * 64 / EFA_IO_TX_WQE_SIZE;
+	/* A device with a minimum SQ size cannot take a doorbell for the
+	 * whole ring at once.
+	 */
+	if (ctx->min_sq_wr && batch > sq->wq.wqe_cnt - 1)
+		batch = sq->wq.wqe_cnt - 1;
+	sq->max_batch_wr = batch ? batch : 1;
+}
+
+void efa_qp_setup(const struct efa_context *ctx, struct efa_qp *qp,
+		  enum ibv_qp_type type, const struct efa_qp_geom *geom,
+		  uint8_t *desc, int sq_sig_all)
+{
+	bool rc = type == IBV_QPT_RC;
+
+	efa_sq_setup(ctx, &qp->sq, type, desc, sq_sig_all);
+
+	/* EFA refuses receives in ERR; InfiniBand flushes them. */
+	qp->rq.ok_states = ~(EFA_QPS(RESET) | (rc ? 0 : EFA_QPS(ERR)));
+	qp->rq.split_sges = rc;
+	qp->rq.wr_descs = geom->rq_wr_descs;
+}
+
+/*
+ * Back to a fresh queue after a move to RESET.  The SQ phase restarts too,
+ * so that a WQE's phase stays (index / ring size) & 1 counted from the
+ * reset, the same as for a new QP.  WRs still outstanding are forgotten,
+ * so the free list is rebuilt rather than rewound: rewinding would keep
+ * whatever order out-of-order completions left it in, with the ids of
+ * the forgotten WRs missing.
+ */
+void efa_qp_reset_indices(struct efa_qp *qp)
+{
+	struct efa_wq *wqs[] = { &qp->sq.wq, &qp->rq.wq };
+
+	for (size_t i = 0; i < sizeof(wqs) / sizeof(wqs[0]); i++) {
+		struct efa_wq *wq = wqs[i];
+
+		pthread_spin_lock(&wq->lock);
+		wq->pc = 0;
+		wq->ci = 0;
+		wq->phase = 0;
+		wq->wrid_idx_pool_next = 0;
+		for (uint32_t j = 0; j < wq->wqe_cnt; j++)
+			wq->wrid_idx_pool[j] = j;
+		pthread_spin_unlock(&wq->lock);
+	}
+}

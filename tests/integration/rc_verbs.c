@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Reliable connected QPs on SoftEFA's extended profile, in one process:
+ * the state machine and its masks, RDMA write, write with immediate and
+ * read, byte-exact, in-order delivery, and the protection rules: every
+ * violation is a remote access error for the requester, the target memory
+ * stays as it was, and the requester's QP flushes what follows.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <endian.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#define BUF_SIZE	(1 << 20)
+#define HALF		(BUF_SIZE / 2)
+#define REMOTE_ALL	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+			 IBV_ACCESS_REMOTE_READ)
+
+static struct {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	struct ibv_port_attr port;
+	union ibv_gid gid;
+} e;
+
+static void env_open(void)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+
+	ck_assert_ptr_nonnull(list);
+	e.ctx = ibv_open_device(list[0]);
+	ibv_free_device_list(list);
+	ck_assert_ptr_nonnull(e.ctx);
+	ck_assert_int_eq(ibv_query_port(e.ctx, 1, &e.port), 0);
+	ck_assert_int_ne(e.port.lid, 0);
+	ck_assert_int_eq(ibv_query_gid(e.ctx, 1, 0, &e.gid), 0);
+	e.pd = ibv_alloc_pd(e.ctx);
+	e.cq = ibv_create_cq(e.ctx, 512, NULL, NULL, 0);
+	e.buf = aligned_alloc(4096, BUF_SIZE);
+	ck_assert(e.pd && e.cq && e.buf);
+	memset(e.buf, 0, BUF_SIZE);
+	e.mr = ibv_reg_mr(e.pd, e.buf, BUF_SIZE, REMOTE_ALL);
+	ck_assert_ptr_nonnull(e.mr);
+}
+
+static void env_close(void)
+{
+	ibv_dereg_mr(e.mr);
+	ibv_destroy_cq(e.cq);
+	ibv_dealloc_pd(e.pd);
+	ibv_close_device(e.ctx);
+	free(e.buf);
+}
+
+static struct ibv_qp *rc_qp(struct ibv_pd *pd)
+{
+	struct ibv_qp_init_attr a = {
+		.send_cq = e.cq, .recv_cq = e.cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 128, .max_recv_wr = 128,
+			 .max_send_sge = 2, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *qp = ibv_create_qp(pd, &a);
+
+	ck_assert_msg(qp, "create RC QP: %s", strerror(errno));
+	return qp;
+}
+
+static int to_init(struct ibv_qp *qp, int access)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = access,
+	};
+
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+}
+
+static int to_rtr(struct ibv_qp *qp, uint32_t dqpn, bool global,
+		  uint8_t min_rnr_timer)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
+		.dest_qp_num = dqpn, .rq_psn = 0, .max_dest_rd_atomic = 1,
+		.min_rnr_timer = min_rnr_timer,
+		.ah_attr = { .dlid = e.port.lid, .port_num = 1,
+			     .is_global = global,
+			     .grh = { .dgid = e.gid, .hop_limit = 1 } },
+	};
+
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			     IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			     IBV_QP_MIN_RNR_TIMER);
+}
+
+static int to_rts(struct ibv_qp *qp, uint8_t rnr_retry)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTS, .timeout = 14, .retry_cnt = 7,
+		.rnr_retry = rnr_retry, .sq_psn = 0, .max_rd_atomic = 1,
+	};
+
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* a <-> b, b serving remote access as @b_access says. */
+static void connect2(struct ibv_qp *a, struct ibv_qp *b, int b_access,
+		     bool global, uint8_t rnr_retry)
+{
+	ck_assert_int_eq(to_init(a, REMOTE_ALL), 0);
+	ck_assert_int_eq(to_init(b, b_access), 0);
+	ck_assert_int_eq(to_rtr(a, b->qp_num, global, 1), 0);
+	ck_assert_int_eq(to_rtr(b, a->qp_num, global, 1), 0);
+	ck_assert_int_eq(to_rts(a, rnr_retry), 0);
+	ck_assert_int_eq(to_rts(b, rnr_retry), 0);
+}
+
+static struct ibv_wc poll_one(void)
+{
+	struct timespec t0, t;
+	struct ibv_wc wc;
+	int n;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		n = ibv_poll_cq(e.cq, 1, &wc);
+		ck_assert_int_ge(n, 0);
+		if (n)
+			return wc;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		ck_assert_msg(t.tv_sec - t0.tv_sec < 3, "no completion");
+	}
+}
+
+static void post_recv(struct ibv_qp *qp, uint64_t off, uint32_t len,
+		      uint64_t id)
+{
+	struct ibv_sge sge = { (uintptr_t)e.buf + off, len, e.mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	ck_assert_int_eq(ibv_post_recv(qp, &wr, &bad), 0);
+}
+
+static void post(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t off,
+		 uint32_t len, uint64_t raddr, uint32_t rkey, uint64_t id)
+{
+	struct ibv_sge sge = { (uintptr_t)e.buf + off, len, e.mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htobe32(0x5eed0001),
+		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
+	}, *bad;
+
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), 0);
+}
+
+static void fill(uint64_t off, uint32_t len, uint8_t seed)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		e.buf[off + i] = (uint8_t)(seed ^ i * 13);
+}
+
+static void expect(struct ibv_wc wc, uint64_t id, enum ibv_wc_status st)
+{
+	ck_assert_int_eq(wc.wr_id, id);
+	ck_assert_msg(wc.status == st, "wr %llu: %s, expected %s",
+		      (unsigned long long)id, ibv_wc_status_str(wc.status),
+		      ibv_wc_status_str(st));
+}
+
+START_TEST(transitions)
+{
+	struct ibv_qp *qp = rc_qp(e.pd);
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct ibv_qp_init_attr ia;
+
+	/* INIT without the access flags RC requires */
+	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE |
+				       IBV_QP_PKEY_INDEX | IBV_QP_PORT), EINVAL);
+	/* RESET straight to RTR */
+	a.qp_state = IBV_QPS_RTR;
+	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE), EINVAL);
+	ck_assert_int_eq(to_init(qp, REMOTE_ALL), 0);
+	/* RTR without a path */
+	a.qp_state = IBV_QPS_RTR;
+	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE), EINVAL);
+	/* a Q_Key means nothing to RC */
+	a.qkey = 1;
+	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_QKEY),
+			 EINVAL);
+	ck_assert_int_eq(to_rtr(qp, qp->qp_num, false, 1), 0);
+	/* RTS without the retry counts */
+	a.qp_state = IBV_QPS_RTS;
+	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN),
+			 EINVAL);
+	ck_assert_int_eq(to_rts(qp, 7), 0);
+	ck_assert_int_eq(ibv_query_qp(qp, &a, IBV_QP_STATE | IBV_QP_DEST_QPN,
+				      &ia), 0);
+	ck_assert_int_eq(a.qp_state, IBV_QPS_RTS);
+	ck_assert_int_eq(a.dest_qp_num, qp->qp_num);
+	ck_assert_int_eq(a.ah_attr.dlid, e.port.lid);
+	/* any state to RESET, and back up */
+	a.qp_state = IBV_QPS_RESET;
+	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
+	ck_assert_int_eq(to_init(qp, 0), 0);
+	ibv_destroy_qp(qp);
+}
+END_TEST
+
+/* Sends arrive in order and intact, by LID or by GID. */
+START_TEST(in_order)
+{
+	struct ibv_qp *a = rc_qp(e.pd), *b = rc_qp(e.pd);
+	int i;
+
+	connect2(a, b, REMOTE_ALL, _i, 7);
+	for (i = 0; i < 64; i++)
+		post_recv(b, HALF + i * 4096, 4096, 1000 + i);
+	for (i = 0; i < 64; i++) {
+		fill(i * 4096, 1 + i * 63, i);
+		post(a, IBV_WR_SEND, i * 4096, 1 + i * 63, 0, 0, i);
+	}
+	for (i = 0; i < 128; i++) {
+		struct ibv_wc wc = poll_one();
+
+		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+		if (wc.wr_id >= 1000) {
+			int k = wc.wr_id - 1000;
+
+			ck_assert_int_eq(wc.opcode, IBV_WC_RECV);
+			ck_assert_int_eq(wc.byte_len, 1 + k * 63);
+			ck_assert(!memcmp(e.buf + k * 4096,
+					  e.buf + HALF + k * 4096, wc.byte_len));
+		}
+	}
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+}
+END_TEST
+
+START_TEST(rdma_write_read)
+{
+	struct ibv_qp *a = rc_qp(e.pd), *b = rc_qp(e.pd);
+	uint32_t len = 300000;
+	struct ibv_wc wc;
+
+	connect2(a, b, REMOTE_ALL, false, 7);
+	fill(0, len, 7);
+	post(a, IBV_WR_RDMA_WRITE, 0, len, (uintptr_t)e.buf + HALF,
+	     e.mr->rkey, 1);
+	wc = poll_one();
+	expect(wc, 1, IBV_WC_SUCCESS);
+	ck_assert_int_eq(wc.opcode, IBV_WC_RDMA_WRITE);
+	ck_assert(!memcmp(e.buf, e.buf + HALF, len));
+
+	/* read it back elsewhere */
+	memset(e.buf + 4096, 0, 8192);
+	post(a, IBV_WR_RDMA_READ, 4096, 8192, (uintptr_t)e.buf + HALF + 100,
+	     e.mr->rkey, 2);
+	wc = poll_one();
+	expect(wc, 2, IBV_WC_SUCCESS);
+	ck_assert_int_eq(wc.opcode, IBV_WC_RDMA_READ);
+	ck_assert(!memcmp(e.buf + 4096, e.buf + HALF + 100, 8192));
+
+	/* write with immediate: the target gets a receive completion */
+	post_recv(b, 0, 0, 3);
+	post(a, IBV_WR_RDMA_WRITE_WITH_IMM, 0, 70000,
+	     (uintptr_t)e.buf + HALF, e.mr->rkey, 4);
+	for (int i = 0; i < 2; i++) {
+		wc = poll_one();
+		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+		if (wc.wr_id == 3) {
+			ck_assert_int_eq(wc.opcode, IBV_WC_RECV_RDMA_WITH_IMM);
+			ck_assert_int_eq(wc.byte_len, 70000);
+			ck_assert(wc.wc_flags & IBV_WC_WITH_IMM);
+			ck_assert_int_eq(be32toh(wc.imm_data), 0x5eed0001);
+		}
+	}
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+}
+END_TEST
+
+/*
+ * One protection violation per case: the requester gets REM_ACCESS_ERR,
+ * the target bytes stay, and the requester's QP flushes what follows.
+ */
+enum { NO_REMOTE_WRITE, STALE_RKEY, OUT_OF_BOUNDS, OTHER_PD, QP_NO_WRITE,
+       NCASES };
+
+START_TEST(protection)
+{
+	struct ibv_pd *pd2 = ibv_alloc_pd(e.ctx);
+	struct ibv_qp *a = rc_qp(e.pd), *b = rc_qp(e.pd);
+	struct ibv_mr *target;
+	uint32_t rkey;
+	uint64_t raddr = (uintptr_t)e.buf + HALF;
+	int access = _i == QP_NO_WRITE ? IBV_ACCESS_REMOTE_READ : REMOTE_ALL;
+	struct ibv_wc wc;
+
+	ck_assert_ptr_nonnull(pd2);
+	connect2(a, b, access, false, 7);
+	switch (_i) {
+	case NO_REMOTE_WRITE:
+		target = ibv_reg_mr(e.pd, e.buf + HALF, 4096,
+				    IBV_ACCESS_LOCAL_WRITE);
+		break;
+	case OTHER_PD:
+		target = ibv_reg_mr(pd2, e.buf + HALF, 4096, REMOTE_ALL);
+		break;
+	default:
+		target = ibv_reg_mr(e.pd, e.buf + HALF, 4096, REMOTE_ALL);
+	}
+	ck_assert_ptr_nonnull(target);
+	rkey = target->rkey;
+	if (_i == STALE_RKEY) {
+		ck_assert_int_eq(ibv_dereg_mr(target), 0);
+		target = NULL;
+	}
+	if (_i == OUT_OF_BOUNDS)
+		raddr += 4096 - 8;
+
+	memset(e.buf + HALF, 0x77, 4096);
+	fill(0, 64, 1);
+	post_recv(a, 8192, 64, 9);
+	post(a, IBV_WR_RDMA_WRITE, 0, 64, raddr, rkey, 1);
+	post(a, IBV_WR_RDMA_WRITE, 0, 64, (uintptr_t)e.buf + HALF,
+	     e.mr->rkey, 2);
+	/*
+	 * The failed write, then the queue behind it and the receive,
+	 * flushed.  Send and receive queue complete into different sub-CQs,
+	 * so only each queue's own order is given.
+	 */
+	for (int i = 0, sends = 0; i < 3; i++) {
+		wc = poll_one();
+		if (wc.wr_id == 9) {
+			ck_assert_int_eq(wc.status, IBV_WC_WR_FLUSH_ERR);
+			continue;
+		}
+		expect(wc, sends ? 2 : 1, sends ? IBV_WC_WR_FLUSH_ERR :
+						   IBV_WC_REM_ACCESS_ERR);
+		sends++;
+	}
+	for (int i = 0; i < 4096; i++)
+		ck_assert_int_eq(e.buf[HALF + i], 0x77);
+	if (target)
+		ibv_dereg_mr(target);
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	ibv_dealloc_pd(pd2);
+}
+END_TEST
+
+/* Nobody posted a receive: RNR retries run out, the QP goes to error. */
+START_TEST(rnr)
+{
+	struct ibv_qp *a = rc_qp(e.pd), *b = rc_qp(e.pd);
+
+	connect2(a, b, REMOTE_ALL, false, 2);
+	post(a, IBV_WR_SEND, 0, 16, 0, 0, 1);
+	expect(poll_one(), 1, IBV_WC_RNR_RETRY_EXC_ERR);
+	post(a, IBV_WR_SEND, 0, 16, 0, 0, 2);
+	expect(poll_one(), 2, IBV_WC_WR_FLUSH_ERR);
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+}
+END_TEST
+
+/* Moved to error, a QP flushes what was posted. */
+START_TEST(flush_on_error)
+{
+	struct ibv_qp *a = rc_qp(e.pd), *b = rc_qp(e.pd);
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+	int i;
+
+	connect2(a, b, REMOTE_ALL, false, 7);
+	for (i = 0; i < 5; i++)
+		post_recv(b, 0, 64, i);
+	ck_assert_int_eq(ibv_modify_qp(b, &attr, IBV_QP_STATE), 0);
+	for (i = 0; i < 5; i++) {
+		struct ibv_wc wc = poll_one();
+
+		ck_assert_int_eq(wc.status, IBV_WC_WR_FLUSH_ERR);
+		ck_assert_int_eq(wc.qp_num, b->qp_num);
+	}
+	/* and a peer in error answers nobody: the requester times out */
+	post(a, IBV_WR_SEND, 0, 16, 0, 0, 7);
+	expect(poll_one(), 7, IBV_WC_RESP_TIMEOUT_ERR);
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+}
+END_TEST
+
+static Suite *rc_suite(void)
+{
+	Suite *s = suite_create("rc");
+	TCase *t = tcase_create("rc");
+
+	tcase_add_checked_fixture(t, env_open, env_close);
+	tcase_set_timeout(t, 20);
+	tcase_add_test(t, transitions);
+	tcase_add_loop_test(t, in_order, 0, 2);
+	tcase_add_test(t, rdma_write_read);
+	tcase_add_loop_test(t, protection, 0, NCASES);
+	tcase_add_test(t, rnr);
+	tcase_add_test(t, flush_on_error);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(rc_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
