@@ -67,7 +67,8 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void setup(struct side *s)
+/* with_write: RDMA write, which the stock provider (rdma-core 44) lacks */
+static void setup(struct side *s, bool with_write)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
 	struct ibv_qp_init_attr_ex qa = {
@@ -76,8 +77,7 @@ static void setup(struct side *s)
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.comp_mask = IBV_QP_INIT_ATTR_PD |
 			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-		.send_ops_flags = IBV_QP_EX_WITH_SEND |
-				  IBV_QP_EX_WITH_RDMA_WRITE,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND,
 	};
 	struct efadv_qp_init_attr dv = {
 		.driver_qp_type = EFADV_QP_DRIVER_TYPE_SRD,
@@ -111,6 +111,8 @@ static void setup(struct side *s)
 			       IBV_ACCESS_REMOTE_WRITE);
 	if (!s->big_mr)
 		die("reg_mr (remote write)");
+	if (with_write)
+		qa.send_ops_flags |= IBV_QP_EX_WITH_RDMA_WRITE;
 	qa.pd = s->pd;
 	qa.send_cq = s->scq;
 	qa.recv_cq = s->rcq;
@@ -174,7 +176,7 @@ static void wait_one(struct ibv_cq *cq, struct ibv_wc *wc)
 }
 
 /* Fork a peer; the two sides learn each other's QPN. */
-static pid_t two_sides(struct side *s, bool *child)
+static pid_t two_sides(struct side *s, bool *child, bool with_write)
 {
 	int up[2], down[2];
 	pid_t pid;
@@ -185,7 +187,7 @@ static pid_t two_sides(struct side *s, bool *child)
 	if (pid < 0)
 		die("fork");
 	*child = !pid;
-	setup(s);
+	setup(s, with_write);
 	struct {
 		uint32_t qpn, rkey;
 		uint64_t addr;
@@ -218,7 +220,7 @@ static int run_rate(long n)
 	struct side s = {};
 	struct ibv_wc wc;
 	bool child;
-	pid_t pid = two_sides(&s, &child);
+	pid_t pid = two_sides(&s, &child, false);
 	long i, sent = 0, done = 0;
 	double t0;
 
@@ -252,7 +254,7 @@ static int run_lat(long n)
 	struct side s = {};
 	struct ibv_wc wc;
 	bool child;
-	pid_t pid = two_sides(&s, &child);
+	pid_t pid = two_sides(&s, &child, false);
 	double t0 = 0;
 	long i;
 
@@ -290,7 +292,7 @@ static int run_pair(long n)
 	long i, empty = 0;
 	int got;
 
-	setup(&s);
+	setup(&s, false);
 	s.peer_qpn = s.qp->qp_num;
 	for (i = 0; i < n; i++) {
 		post_recv(&s, 0);
@@ -332,7 +334,7 @@ static int run_wbw(long n)
 	/* the target's region must live until the last write landed */
 	if (pipe(over))
 		die("pipe");
-	pid = two_sides(&s, &child);
+	pid = two_sides(&s, &child, true);
 	if (child) {
 		close(over[1]);
 		if (read(over[0], &c, 1) < 0)

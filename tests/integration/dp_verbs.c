@@ -20,6 +20,8 @@
 #include <infiniband/efadv.h>
 #include <infiniband/verbs.h>
 
+#include "check_main.h"
+
 #define QKEY		0x11111111
 #define BUF_SIZE	(1 << 20)
 #define EFA_MTU		8928
@@ -622,13 +624,4 @@ static Suite *dp_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(dp_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+SEFA_CHECK_MAIN(dp_suite)

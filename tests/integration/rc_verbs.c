@@ -18,6 +18,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "check_main.h"
+
 #define BUF_SIZE	(1 << 20)
 #define HALF		(BUF_SIZE / 2)
 #define REMOTE_ALL	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
@@ -425,13 +427,4 @@ static Suite *rc_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(rc_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+SEFA_CHECK_MAIN(rc_suite)

@@ -25,6 +25,7 @@
 #include <rdma/rdma_user_ioctl.h>
 
 #include "proto.h"
+#include "check_main.h"
 
 static int daemon_sock(void)
 {
@@ -306,13 +307,4 @@ static Suite *raw_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(raw_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+SEFA_CHECK_MAIN(raw_suite)

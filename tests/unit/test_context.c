@@ -12,6 +12,7 @@
 #include <check.h>
 
 #include "efa_fixture.h"
+#include "check_main.h"
 
 static struct efa_fixture fx;
 
@@ -269,13 +270,4 @@ static Suite *context_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(context_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+SEFA_CHECK_MAIN(context_suite)

@@ -20,6 +20,7 @@
 
 #include "efa_ext_abi.h"
 #include "efa_fixture.h"
+#include "check_main.h"
 
 /* The public layouts are ABI. */
 _Static_assert(sizeof(struct efadv_mr_attr) == 16, "mr attr");
@@ -672,13 +673,4 @@ static Suite *efadv_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(efadv_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+SEFA_CHECK_MAIN(efadv_suite)

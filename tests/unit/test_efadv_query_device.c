@@ -11,6 +11,7 @@
 #include <check.h>
 
 #include "efa_fixture.h"
+#include "check_main.h"
 
 /* The public layout is ABI: upstream's v26 struct ended at 24 bytes, v27
  * added device_caps and max_rdma_size.
@@ -205,13 +206,4 @@ static Suite *efadv_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(efadv_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+SEFA_CHECK_MAIN(efadv_suite)

@@ -13,6 +13,7 @@
 
 #include "efa_dp.h"
 #include "efa_fixture.h"
+#include "check_main.h"
 
 #define QPN 0x105		/* table index 5: the high bits must match */
 
@@ -502,13 +503,4 @@ static Suite *poll_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(poll_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+SEFA_CHECK_MAIN(poll_suite)

@@ -11,6 +11,7 @@
 
 #include "efa_dp.h"
 #include "efa_fixture.h"
+#include "check_main.h"
 
 #define QPN 7
 
@@ -463,13 +464,4 @@ static Suite *post_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(post_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+SEFA_CHECK_MAIN(post_suite)

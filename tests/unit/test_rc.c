@@ -15,6 +15,7 @@
 #include "efa_dp.h"
 #include "efa_ext_abi.h"
 #include "efa_fixture.h"
+#include "check_main.h"
 
 #define QPN 0x21
 
@@ -415,13 +416,4 @@ static Suite *rc_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(rc_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+SEFA_CHECK_MAIN(rc_suite)

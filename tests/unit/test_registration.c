@@ -11,6 +11,7 @@
 #include <check.h>
 
 #include "efa.h"
+#include "check_main.h"
 
 /* libibverbs turns a PCI match entry into this modalias pattern. */
 static bool pci_entry_matches(const struct verbs_match_ent *ent,
@@ -111,13 +112,4 @@ static Suite *registration_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(registration_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+SEFA_CHECK_MAIN(registration_suite)

@@ -19,6 +19,7 @@
 #include <rdma/rdma_user_ioctl.h>
 
 #include "softefad.h"
+#include "check_main.h"
 
 static struct sefa_daemon d;
 static struct sefa_client c;
@@ -476,13 +477,4 @@ static Suite *decoder_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(decoder_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+SEFA_CHECK_MAIN(decoder_suite)

@@ -13,6 +13,7 @@
 
 #include "efa_dp.h"
 #include "efa_fixture.h"
+#include "check_main.h"
 
 #define QPN 3
 #define AHN 0x0077
@@ -570,13 +571,4 @@ static Suite *wqe_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(wqe_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+SEFA_CHECK_MAIN(wqe_suite)
