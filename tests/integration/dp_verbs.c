@@ -599,6 +599,53 @@ START_TEST(cq_overrun)
 }
 END_TEST
 
+/*
+ * libibverbs waits, in ibv_destroy_cq(), for the application to ack every
+ * event the kernel says it read.  An event queued but never read must not
+ * count, or the destroy would hang; one read and acked must.
+ */
+START_TEST(cq_events_on_destroy)
+{
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(e.ctx);
+	struct ibv_cq *cq, *ev_cq;
+	struct ibv_qp *a, *b;
+	struct ibv_ah *ah = make_ah();
+	struct pollfd pfd;
+	void *ev_ctx;
+	int i;
+
+	ck_assert_ptr_nonnull(ch);
+	cq = ibv_create_cq(e.ctx, 16, NULL, ch, 0);
+	ck_assert_ptr_nonnull(cq);
+	a = make_qp(false, cq, -1);
+	b = make_qp(false, e.cq, -1);
+	pfd = (struct pollfd){ .fd = ch->fd, .events = POLLIN };
+	for (i = 0; i < 2; i++) {
+		struct ibv_wc wc;
+
+		ck_assert_int_eq(ibv_req_notify_cq(cq, 0), 0);
+		ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf,
+					   8, e.mr->lkey, i, false), 0);
+		ck_assert_int_eq(poll(&pfd, 1, 2000), 1);
+		if (i == 0) {
+			/* the first event is read and acked */
+			ck_assert_int_eq(ibv_get_cq_event(ch, &ev_cq, &ev_ctx), 0);
+			ck_assert_ptr_eq(ev_cq, cq);
+			ibv_ack_cq_events(cq, 1);
+		}
+		while (!ibv_poll_cq(cq, 1, &wc))
+			;
+		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	}
+	/* the second stays unread */
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_cq(cq), 0);
+	ck_assert_int_eq(ibv_destroy_comp_channel(ch), 0);
+	ibv_destroy_qp(b);
+	ibv_destroy_ah(ah);
+}
+END_TEST
+
 static Suite *dp_suite(void)
 {
 	Suite *s = suite_create("data path");
@@ -620,6 +667,7 @@ static Suite *dp_suite(void)
 	tcase_add_test(t, rdma_read);
 	tcase_add_test(t, query_mr);
 	tcase_add_test(t, cq_overrun);
+	tcase_add_test(t, cq_events_on_destroy);
 	suite_add_tcase(s, t);
 	return s;
 }
