@@ -248,3 +248,26 @@ uint16_t sefa_ah_find(const struct sefa_pd *pd, const uint8_t gid[16])
 	}
 	return EFA_IO_AH_UNKNOWN;
 }
+
+/*
+ * Destroy a PD, MR or AH by handle: the objects whose destroy answers
+ * nothing.  -ENOENT when the handle names no such object.
+ */
+int sefa_uobj_destroy(struct sefa_client *c, uint32_t handle,
+		      enum sefa_obj_type type)
+{
+	struct sefa_uobj *u = sefa_uobj_get(c, handle, type);
+
+	if (!u)
+		return -ENOENT;
+	switch (type) {
+	case SEFA_OBJ_PD:
+		return sefa_pd_destroy((struct sefa_pd *)u);
+	case SEFA_OBJ_MR:
+		return sefa_mr_dereg((struct sefa_mr *)u);
+	case SEFA_OBJ_AH:
+		return sefa_ah_destroy((struct sefa_ah *)u);
+	default:
+		return -EINVAL;
+	}
+}

@@ -406,6 +406,8 @@ int sefa_ah_create(struct sefa_client *c, struct sefa_pd *pd,
 		   const uint8_t gid[16], struct sefa_ah **out);
 int sefa_ah_destroy(struct sefa_ah *ah);
 uint16_t sefa_ah_find(const struct sefa_pd *pd, const uint8_t gid[16]);
+int sefa_uobj_destroy(struct sefa_client *c, uint32_t handle,
+		      enum sefa_obj_type type);
 
 #define SEFA_OBJ(c, handle, type, kind) \
 	((struct type *)sefa_uobj_get(c, handle, kind))

@@ -25,6 +25,27 @@ static int udata_in_empty(struct sefa_cmd *cmd)
 	return ret ? 0 : -EINVAL;
 }
 
+/*
+ * DEALLOC_PD, DEREG_MR and DESTROY_AH: a request of one handle, no
+ * response.  A bad handle is EINVAL on the write() ABI.
+ */
+_Static_assert(sizeof(struct ib_uverbs_dealloc_pd) == sizeof(uint32_t) &&
+	       sizeof(struct ib_uverbs_dereg_mr) == sizeof(uint32_t) &&
+	       sizeof(struct ib_uverbs_destroy_ah) == sizeof(uint32_t),
+	       "each of these requests is one handle");
+
+static int destroy_cmd(struct sefa_cmd *cmd, enum sefa_obj_type type)
+{
+	uint32_t handle;
+	int ret;
+
+	ret = sefa_request(cmd, &handle, sizeof(handle));
+	if (ret)
+		return ret;
+	ret = sefa_uobj_destroy(cmd->c, handle, type);
+	return ret == -ENOENT ? -EINVAL : ret;
+}
+
 int sefa_cmd_alloc_pd(struct sefa_cmd *cmd)
 {
 	struct ib_uverbs_alloc_pd_resp resp = {};
@@ -52,15 +73,7 @@ int sefa_cmd_alloc_pd(struct sefa_cmd *cmd)
 
 int sefa_cmd_dealloc_pd(struct sefa_cmd *cmd)
 {
-	struct ib_uverbs_dealloc_pd req;
-	struct sefa_pd *pd;
-	int ret;
-
-	ret = sefa_request(cmd, &req, sizeof(req));
-	if (ret)
-		return ret;
-	pd = SEFA_OBJ(cmd->c, req.pd_handle, sefa_pd, SEFA_OBJ_PD);
-	return pd ? sefa_pd_destroy(pd) : -EINVAL;
+	return destroy_cmd(cmd, SEFA_OBJ_PD);
 }
 
 int sefa_cmd_reg_mr(struct sefa_cmd *cmd)
@@ -95,15 +108,7 @@ int sefa_cmd_reg_mr(struct sefa_cmd *cmd)
 
 int sefa_cmd_dereg_mr(struct sefa_cmd *cmd)
 {
-	struct ib_uverbs_dereg_mr req;
-	struct sefa_mr *mr;
-	int ret;
-
-	ret = sefa_request(cmd, &req, sizeof(req));
-	if (ret)
-		return ret;
-	mr = SEFA_OBJ(cmd->c, req.mr_handle, sefa_mr, SEFA_OBJ_MR);
-	return mr ? sefa_mr_dereg(mr) : -EINVAL;
+	return destroy_cmd(cmd, SEFA_OBJ_MR);
 }
 
 int sefa_cmd_create_comp_channel(struct sefa_cmd *cmd)
@@ -358,15 +363,7 @@ int sefa_cmd_create_ah(struct sefa_cmd *cmd)
 
 int sefa_cmd_destroy_ah(struct sefa_cmd *cmd)
 {
-	struct ib_uverbs_destroy_ah req;
-	struct sefa_ah *ah;
-	int ret;
-
-	ret = sefa_request(cmd, &req, sizeof(req));
-	if (ret)
-		return ret;
-	ah = SEFA_OBJ(cmd->c, req.ah_handle, sefa_ah, SEFA_OBJ_AH);
-	return ah ? sefa_ah_destroy(ah) : -EINVAL;
+	return destroy_cmd(cmd, SEFA_OBJ_AH);
 }
 
 /*

@@ -403,28 +403,30 @@ static int method_async_event_alloc(struct bundle *b)
 	return sefa_copy_to_user(b->c, at, &fd64, sizeof(fd64));
 }
 
+/* The handle of a destroy method; its object type is the method's. */
+static int destroy_handle(struct bundle *b, uint16_t id,
+			  enum sefa_obj_type type)
+{
+	const struct ib_uverbs_attr *a = get_attr(b, id);
+
+	if (a->data > UINT32_MAX)
+		return -ENOENT;
+	return sefa_uobj_destroy(b->c, a->data, type);
+}
+
 static int method_pd_destroy(struct bundle *b)
 {
-	struct sefa_pd *pd = (struct sefa_pd *)get_obj(b,
-		UVERBS_ATTR_DESTROY_PD_HANDLE, SEFA_OBJ_PD);
-
-	return pd ? sefa_pd_destroy(pd) : -ENOENT;
+	return destroy_handle(b, UVERBS_ATTR_DESTROY_PD_HANDLE, SEFA_OBJ_PD);
 }
 
 static int method_mr_destroy(struct bundle *b)
 {
-	struct sefa_mr *mr = (struct sefa_mr *)get_obj(b,
-		UVERBS_ATTR_DESTROY_MR_HANDLE, SEFA_OBJ_MR);
-
-	return mr ? sefa_mr_dereg(mr) : -ENOENT;
+	return destroy_handle(b, UVERBS_ATTR_DESTROY_MR_HANDLE, SEFA_OBJ_MR);
 }
 
 static int method_ah_destroy(struct bundle *b)
 {
-	struct sefa_ah *ah = (struct sefa_ah *)get_obj(b,
-		UVERBS_ATTR_DESTROY_AH_HANDLE, SEFA_OBJ_AH);
-
-	return ah ? sefa_ah_destroy(ah) : -ENOENT;
+	return destroy_handle(b, UVERBS_ATTR_DESTROY_AH_HANDLE, SEFA_OBJ_AH);
 }
 
 static int method_cq_create(struct bundle *b)
