@@ -480,6 +480,39 @@ START_TEST(rnr_late_receive)
 }
 END_TEST
 
+/* A wrong Q_Key: UD drops the packet; SRD tells the sender. */
+START_TEST(wrong_qkey)
+{
+	bool srd = _i;
+	struct ibv_qp *a = make_qp(srd, e.cq, -1), *b = make_qp(srd, e.cq, -1);
+	struct ibv_ah *ah = make_ah();
+	struct ibv_sge sge = { (uintptr_t)e.buf, 16, e.mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 1, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+		.wr.ud = { .ah = ah, .remote_qpn = b->qp_num,
+			   .remote_qkey = QKEY + 1 },
+	}, *bad;
+	struct ibv_wc wc;
+
+	post_recv(b, BUF_SIZE / 2, 64, 2);
+	ck_assert_int_eq(ibv_post_send(a, &wr, &bad), 0);
+	wc = poll_one(e.cq);
+	ck_assert_int_eq(wc.wr_id, 1);
+	if (srd) {
+		ck_assert_int_eq(wc.status, IBV_WC_REM_INV_RD_REQ_ERR);
+		ck_assert_int_eq(wc.vendor_err, 9);
+	} else {
+		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	}
+	/* nothing reached the receiver */
+	poll_none(e.cq, 20);
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	ibv_destroy_ah(ah);
+}
+END_TEST
+
 /* UD: no receive buffer means the packet is dropped, the sender is fine. */
 START_TEST(ud_drop)
 {
@@ -664,6 +697,7 @@ static Suite *dp_suite(void)
 	tcase_add_test(t, rnr_exhausted);
 	tcase_add_test(t, rnr_late_receive);
 	tcase_add_test(t, ud_drop);
+	tcase_add_loop_test(t, wrong_qkey, 0, 2);
 	tcase_add_test(t, rdma_read);
 	tcase_add_test(t, query_mr);
 	tcase_add_test(t, cq_overrun);

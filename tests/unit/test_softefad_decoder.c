@@ -447,6 +447,53 @@ START_TEST(ioctl_gid_entry)
 }
 END_TEST
 
+/* A handle that names nothing, or an object of another type. */
+START_TEST(bad_handles)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_dealloc_pd core;
+	} dealloc = {
+		.hdr = { .command = IB_USER_VERBS_CMD_DEALLOC_PD, .in_words = 3 },
+	};
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_query_qp core;
+	} qq = {
+		.hdr = { .command = IB_USER_VERBS_CMD_QUERY_QP,
+			 .in_words = sizeof(qq) / 4,
+			 .out_words = sizeof(struct ib_uverbs_query_qp_resp) / 4 },
+	};
+	struct ib_uverbs_query_qp_resp qresp;
+	struct ioctl_buf b;
+	struct sefa_pd *pd;
+
+	c.has_ucontext = true;
+	ck_assert_int_eq(sefa_pd_alloc(&c, &pd), 0);
+
+	dealloc.core.pd_handle = 77;
+	ck_assert_int_eq(wr(&dealloc, sizeof(dealloc)), -EINVAL);
+	qq.core.response = (uintptr_t)&qresp;
+	qq.core.qp_handle = pd->uobj.handle;	/* a PD, not a QP */
+	ck_assert_int_eq(wr(&qq, sizeof(qq)), -EINVAL);
+
+	/* the ioctl ABI says ENOENT */
+	ioctl_init(&b, UVERBS_OBJECT_PD, UVERBS_METHOD_PD_DESTROY, 1);
+	b.attrs[0].attr_id = UVERBS_ATTR_DESTROY_PD_HANDLE;
+	b.attrs[0].data = 1234;
+	ck_assert_int_eq(ioc(&b), -ENOENT);
+	/* an IDR attribute with a length is malformed */
+	b.attrs[0].len = 4;
+	ck_assert_int_eq(ioc(&b), -EINVAL);
+
+	/* the real one still goes, once */
+	dealloc.core.pd_handle = pd->uobj.handle;
+	ck_assert_int_eq(wr(&dealloc, sizeof(dealloc)), sizeof(dealloc));
+	ck_assert_int_eq(wr(&dealloc, sizeof(dealloc)), -EINVAL);
+	sefa_client_release(&c);
+}
+END_TEST
+
 static Suite *decoder_suite(void)
 {
 	Suite *s = suite_create("softefad decoder");
@@ -473,6 +520,7 @@ static Suite *decoder_suite(void)
 	tcase_add_test(i, ioctl_invoke_write_probe);
 	tcase_add_test(i, ioctl_write_mode);
 	tcase_add_test(i, ioctl_gid_entry);
+	tcase_add_test(i, bad_handles);
 	suite_add_tcase(s, i);
 	return s;
 }
