@@ -40,14 +40,22 @@
 #define FD_PAGE_SIZE	(1 << FD_PAGE_BITS)
 #define FD_PAGES	64
 
+/* One open of a uverbs node; dup()ed fds share it, as they share a file. */
 struct shim_file {
 	unsigned int index;	/* uverbsN */
+	unsigned int refs;	/* fds naming it, under files_lock */
 	pthread_mutex_t lock;	/* one system call on the wire at a time */
 };
 
 static char run_dir[PATH_MAX];
 static _Atomic(struct shim_file *) *fd_pages[FD_PAGES];
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+/*
+ * Calls on a uverbs fd hold it for reading; close() and the dup family,
+ * which change which fds name which file, hold it for writing.  Other fds
+ * never touch it.
+ */
+static pthread_rwlock_t files_lock = PTHREAD_RWLOCK_INITIALIZER;
 
 static int (*real_open)(const char *, int, ...);
 static int (*real_openat)(int, const char *, int, ...);
@@ -55,6 +63,10 @@ static ssize_t (*real_write)(int, const void *, size_t);
 static ssize_t (*real_read)(int, void *, size_t);
 static int (*real_ioctl)(int, unsigned long, ...);
 static int (*real_close)(int);
+static int (*real_dup)(int);
+static int (*real_dup2)(int, int);
+static int (*real_dup3)(int, int, int);
+static int (*real_fcntl)(int, int, ...);
 static int (*real_socket)(int, int, int);
 static int (*real_fstatat)(int, const char *, struct stat *, int);
 static int (*real_fstat)(int, struct stat *);
@@ -79,6 +91,10 @@ static void shim_init(void)
 	real_read = next_sym("read");
 	real_ioctl = next_sym("ioctl");
 	real_close = next_sym("close");
+	real_dup = next_sym("dup");
+	real_dup2 = next_sym("dup2");
+	real_dup3 = next_sym("dup3");
+	real_fcntl = next_sym("fcntl");
 	real_socket = next_sym("socket");
 	real_fstatat = next_sym("fstatat");
 	real_fstat = next_sym("fstat");
@@ -251,19 +267,44 @@ static int64_t shim_wait(int sock, int *err, int *keep_fd)
 	}
 }
 
-static int64_t shim_call(int fd, struct shim_file *f, uint32_t op,
-			 uint64_t arg, uint64_t addr, uint64_t len, int *keep_fd)
+/*
+ * One system call on uverbs fd @fd.  The file is looked up again under
+ * files_lock: another thread may have closed the fd since the caller saw it.
+ */
+static int64_t shim_call(int fd, uint32_t op, uint64_t arg, uint64_t addr,
+			 uint64_t len, int *keep_fd)
 {
-	int64_t ret;
-	int err = EIO;
+	struct shim_file *f;
+	int64_t ret = -1;
+	int err = EBADF;
 
-	pthread_mutex_lock(&f->lock);
-	ret = shim_send(fd, op, arg, addr, len) ? -1 :
-	      shim_wait(fd, &err, keep_fd);
-	pthread_mutex_unlock(&f->lock);
+	pthread_rwlock_rdlock(&files_lock);
+	f = file_get(fd);
+	if (f) {
+		err = EIO;
+		pthread_mutex_lock(&f->lock);
+		ret = shim_send(fd, op, arg, addr, len) ? -1 :
+		      shim_wait(fd, &err, keep_fd);
+		pthread_mutex_unlock(&f->lock);
+	}
+	pthread_rwlock_unlock(&files_lock);
 	if (ret < 0)
 		errno = err;
 	return ret;
+}
+
+/* Forget that @fd names a uverbs file; files_lock held for writing. */
+static void file_drop(int fd)
+{
+	struct shim_file *f = file_get(fd);
+
+	if (!f)
+		return;
+	file_set(fd, NULL);
+	if (--f->refs)
+		return;
+	pthread_mutex_destroy(&f->lock);
+	free(f);
 }
 
 static int daemon_connect(int cloexec)
@@ -309,13 +350,20 @@ static int open_uverbs(unsigned int index, int flags)
 	f->index = index;
 	pthread_mutex_init(&f->lock, NULL);
 
+	f->refs = 1;
 	fd = daemon_connect(flags & O_CLOEXEC);
 	if (fd < 0)
 		goto err_free;
-	ret = shim_call(fd, f, SEFA_OP_OPEN, index, 0, 0, NULL);
-	if (ret < 0)
+	err = EIO;
+	ret = shim_send(fd, SEFA_OP_OPEN, index, 0, 0) ? -1 :
+	      shim_wait(fd, &err, NULL);
+	if (ret < 0) {
+		errno = err;
 		goto err_close;
+	}
+	pthread_rwlock_wrlock(&files_lock);
 	err = file_set(fd, f);
+	pthread_rwlock_unlock(&files_lock);
 	if (err) {
 		errno = -err;
 		goto err_close;
@@ -478,7 +526,7 @@ EXPORT ssize_t write(int fd, const void *buf, size_t count)
 		ensure_init();
 		return real_write(fd, buf, count);
 	}
-	return shim_call(fd, f, SEFA_OP_WRITE, 0, (uintptr_t)buf, count, NULL);
+	return shim_call(fd, SEFA_OP_WRITE, 0, (uintptr_t)buf, count, NULL);
 }
 
 /* A uverbs fd has no read(): never block on the socket behind it. */
@@ -505,7 +553,7 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
 		ensure_init();
 		return real_ioctl(fd, request, arg);
 	}
-	return shim_call(fd, f, SEFA_OP_IOCTL, request, (uintptr_t)arg, 0, NULL);
+	return shim_call(fd, SEFA_OP_IOCTL, request, (uintptr_t)arg, 0, NULL);
 }
 
 /*
@@ -523,7 +571,7 @@ static void *do_mmap(void *addr, size_t len, int prot, int flags, int fd,
 	ensure_init();
 	if (!f)
 		return real_mmap(addr, len, prot, flags, fd, off);
-	where = shim_call(fd, f, SEFA_OP_MMAP, off, flags, len, &memfd);
+	where = shim_call(fd, SEFA_OP_MMAP, off, flags, len, &memfd);
 	if (where < 0) {
 		if (memfd >= 0)
 			real_close(memfd);
@@ -550,18 +598,69 @@ EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd,
 
 EXPORT int close(int fd)
 {
-	struct shim_file *f = file_get(fd);
-
 	ensure_init();
-	if (f) {
-		file_set(fd, NULL);
-		/* Let a call in flight on another thread finish first. */
-		pthread_mutex_lock(&f->lock);
-		pthread_mutex_unlock(&f->lock);
-		pthread_mutex_destroy(&f->lock);
-		free(f);
+	if (file_get(fd)) {
+		/* waits for calls in flight on this file */
+		pthread_rwlock_wrlock(&files_lock);
+		file_drop(fd);
+		pthread_rwlock_unlock(&files_lock);
 	}
 	return real_close(fd);
+}
+
+/*
+ * The dup family: the new fd names the same uverbs file, like a dup of
+ * the real device would; an fd it replaces is closed first.
+ */
+static int dup_done(int oldfd, int newfd)
+{
+	struct shim_file *f;
+
+	if (newfd < 0)
+		return newfd;
+	pthread_rwlock_wrlock(&files_lock);
+	f = file_get(oldfd);
+	if (newfd != oldfd) {
+		file_drop(newfd);
+		if (f && !file_set(newfd, f))
+			f->refs++;
+	}
+	pthread_rwlock_unlock(&files_lock);
+	return newfd;
+}
+
+EXPORT int dup(int oldfd)
+{
+	ensure_init();
+	return dup_done(oldfd, real_dup(oldfd));
+}
+
+EXPORT int dup2(int oldfd, int newfd)
+{
+	ensure_init();
+	return dup_done(oldfd, real_dup2(oldfd, newfd));
+}
+
+EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	ensure_init();
+	return dup_done(oldfd, real_dup3(oldfd, newfd, flags));
+}
+
+EXPORT int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	long arg;
+	int ret;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, long);
+	va_end(ap);
+	ensure_init();
+	ret = real_fcntl(fd, cmd, arg);
+	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
+		return dup_done(fd, ret);
+	return ret;
 }
 
 /*

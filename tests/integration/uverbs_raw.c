@@ -288,6 +288,51 @@ START_TEST(context_and_async_fd)
 }
 END_TEST
 
+/* A dup of the device fd names the same file, as with the real device. */
+START_TEST(dup_shares_file)
+{
+	struct ib_uverbs_query_port_resp presp;
+	struct get_context_resp resp;
+	struct query_port qp;
+	int fd = uverbs_open(), d1, d2, other;
+	struct stat st;
+
+	d1 = dup(fd);
+	ck_assert_int_ge(d1, 0);
+	memset(&resp, 0, sizeof(resp));
+	get_context(d1, &resp);		/* through the copy */
+	ck_assert_int_gt(resp.core.async_fd, 2);
+	ck_assert_int_eq(close(fd), 0);	/* the file lives on */
+	query_port_init(&qp, &presp);
+	presp.state = 0;
+	ck_assert_int_eq(write(d1, &qp, sizeof(qp)), sizeof(qp));
+	ck_assert_int_eq(presp.state, 4);
+
+	d2 = fcntl(d1, F_DUPFD_CLOEXEC, 100);
+	ck_assert_int_ge(d2, 100);
+	ck_assert_int_eq(fstat(d2, &st), 0);
+	ck_assert(S_ISCHR(st.st_mode));
+	presp.state = 0;
+	ck_assert_int_eq(write(d2, &qp, sizeof(qp)), sizeof(qp));
+	ck_assert_int_eq(presp.state, 4);
+
+	/* dup2 over another open device file replaces it */
+	other = uverbs_open();
+	ck_assert_int_eq(dup2(d2, other), other);
+	presp.state = 0;
+	ck_assert_int_eq(write(other, &qp, sizeof(qp)), sizeof(qp));
+	ck_assert_int_eq(presp.state, 4);
+
+	close(d1);
+	close(d2);
+	close(other);
+	/* all gone: a plain closed fd again */
+	ck_assert_int_eq(write(other, &qp, sizeof(qp)), -1);
+	ck_assert_int_eq(errno, EBADF);
+	close(resp.core.async_fd);
+}
+END_TEST
+
 static Suite *raw_suite(void)
 {
 	Suite *s = suite_create("softefad raw");
@@ -303,6 +348,7 @@ static Suite *raw_suite(void)
 	tcase_add_test(u, node_stat);
 	tcase_add_test(u, write_malformed);
 	tcase_add_test(u, context_and_async_fd);
+	tcase_add_test(u, dup_shares_file);
 	suite_add_tcase(s, u);
 	return s;
 }
