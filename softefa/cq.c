@@ -166,17 +166,14 @@ static uint32_t cq_doorbell(const struct sefa_cq *cq)
 static void cq_check_arm(struct sefa_cq *cq)
 {
 	uint32_t db, sn;
+	bool new_sn;
 
-	if (!cq->channel)
+	if (!cq->channel || cq->armed)
 		return;
 	db = cq_doorbell(cq);
 	sn = (db & EFA_IO_REGS_CQ_DB_CMD_SN_MASK) >> EFA_IO_REGS_CQ_DB_CMD_SN_SHIFT;
-	if (cq->armed)
-		return;
-	if ((db & EFA_IO_REGS_CQ_DB_ARM) && !(cq->fired && sn == cq->armed_sn)) {
-		cq->armed = true;
-		cq->armed_sn = sn;
-	} else if (cq->fired && sn != cq->armed_sn) {
+	new_sn = !cq->fired || sn != cq->armed_sn;
+	if (new_sn && ((db & EFA_IO_REGS_CQ_DB_ARM) || cq->fired)) {
 		cq->armed = true;
 		cq->armed_sn = sn;
 	}

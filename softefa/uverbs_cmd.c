@@ -46,6 +46,15 @@ static int destroy_cmd(struct sefa_cmd *cmd, enum sefa_obj_type type)
 	return ret == -ENOENT ? -EINVAL : ret;
 }
 
+/* The driver's response, then the core's: the order the kernel writes. */
+static int respond(struct sefa_cmd *cmd, const void *uresp, size_t ulen,
+		   const void *resp, size_t len)
+{
+	int ret = sefa_udata_out(cmd, uresp, ulen);
+
+	return ret ? ret : sefa_response(cmd, resp, len);
+}
+
 int sefa_cmd_alloc_pd(struct sefa_cmd *cmd)
 {
 	struct ib_uverbs_alloc_pd_resp resp = {};
@@ -63,9 +72,7 @@ int sefa_cmd_alloc_pd(struct sefa_cmd *cmd)
 		return ret;
 	resp.pd_handle = pd->uobj.handle;
 	uresp.pdn = pd->pdn;
-	ret = sefa_udata_out(cmd, &uresp, sizeof(uresp));
-	if (!ret)
-		ret = sefa_response(cmd, &resp, sizeof(resp));
+	ret = respond(cmd, &uresp, sizeof(uresp), &resp, sizeof(resp));
 	if (ret)
 		sefa_pd_destroy(pd);
 	return ret;
@@ -353,9 +360,7 @@ int sefa_cmd_create_ah(struct sefa_cmd *cmd)
 		return ret;
 	resp.ah_handle = ah->uobj.handle;
 	uresp.efa_address_handle = ah->ahn;
-	ret = sefa_udata_out(cmd, &uresp, sizeof(uresp));
-	if (!ret)
-		ret = sefa_response(cmd, &resp, sizeof(resp));
+	ret = respond(cmd, &uresp, sizeof(uresp), &resp, sizeof(resp));
 	if (ret)
 		sefa_ah_destroy(ah);
 	return ret;
