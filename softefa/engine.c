@@ -24,11 +24,14 @@
 #include <rdma/efa-abi.h>
 
 #include "efa_abi_compat.h"
+#include "efa_ext_abi.h"
 #include "softefad.h"
 
 #define RNR_INTERVAL_NS		(1000 * 1000)
 #define DMA_CHUNK		(64 * 1024)
 #define MAX_SGE			16
+/* A receive WR of MAX_SGE buffers, each through a full indirect key. */
+#define MAX_SEGS		(MAX_SGE * SEFA_INDIRECT_MR_MAX_ENTRIES)
 
 /* A piece of process memory the engine reads or writes. */
 struct dma_seg {
@@ -37,7 +40,21 @@ struct dma_seg {
 	uint64_t len;
 };
 
+/* Where the keys of one side of a transfer lead. */
+struct seg_list {
+	struct dma_seg *seg;
+	unsigned int n;
+};
+
+/*
+ * The engine is one thread, under the daemon lock: the payload bounce
+ * buffer, the two sides' segments and a UMR's list are its own, too big
+ * for its stack.
+ */
 static uint8_t bounce[DMA_CHUNK];
+static struct dma_seg local_segs[MAX_SEGS];
+static struct dma_seg peer_segs[MAX_SEGS];
+static struct efa_io_klm umr_list[SEFA_INDIRECT_MR_MAX_ENTRIES];
 
 static uint64_t now_ns(void)
 {
@@ -121,20 +138,27 @@ static int dma_copy(const struct dma_seg *src, unsigned int nsrc,
 	return 0;
 }
 
-/* Inline payload lives in the WQE: the source is the engine itself. */
-static int dma_from_inline(const uint8_t *data, uint64_t len,
-			   const struct dma_seg *dst, unsigned int ndst)
+/*
+ * Between the engine's own memory and process segments: inline payload of
+ * a WQE goes out (@out), a UMR's list comes in.
+ */
+static int dma_engine(const struct dma_seg *seg, unsigned int nseg, void *buf,
+		      uint64_t len, bool out)
 {
+	uint8_t *p = buf;
 	unsigned int i;
 
-	for (i = 0; i < ndst && len; i++) {
-		uint64_t k = dst[i].len < len ? dst[i].len : len;
-		struct iovec l = { (void *)data, k };
-		struct iovec r = { (void *)(uintptr_t)dst[i].addr, k };
+	for (i = 0; i < nseg && len; i++) {
+		uint64_t k = seg[i].len < len ? seg[i].len : len;
+		struct iovec l = { p, k };
+		struct iovec r = { (void *)(uintptr_t)seg[i].addr, k };
+		ssize_t done = out ?
+			process_vm_writev(seg[i].pid, &l, 1, &r, 1, 0) :
+			process_vm_readv(seg[i].pid, &l, 1, &r, 1, 0);
 
-		if (process_vm_writev(dst[i].pid, &l, 1, &r, 1, 0) != (ssize_t)k)
+		if (done != (ssize_t)k)
 			return -EFAULT;
-		data += k;
+		p += k;
 		len -= k;
 	}
 	return 0;
@@ -178,28 +202,103 @@ static void complete_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 		      sizeof(struct efa_io_tx_cdesc));
 }
 
+static int seg_add(struct seg_list *l, const struct sefa_mr *mr,
+		   uint64_t iova, uint64_t len)
+{
+	/* The arrays are sized for the largest WR: this is a bug guard. */
+	if (l->n == MAX_SEGS)
+		return -ENOSPC;
+	l->seg[l->n++] = mr_seg(mr, iova, len);
+	return 0;
+}
+
+/* The entry of a filled indirect key that holds offset @off of its range. */
+static unsigned int klm_find(const struct sefa_mr *mkey, uint64_t off)
+{
+	unsigned int lo = 0, hi = mkey->nentries - 1;
+
+	while (lo < hi) {
+		unsigned int mid = (lo + hi + 1) / 2;
+
+		if (mkey->klm[mid].offset <= off)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 /*
- * The local buffers of a send WQE, checked: each key must name a region of
- * the QP's PD that holds the range.  Returns a status.
+ * [iova, iova + len) of a filled indirect key, split over the entries it
+ * covers.  Each entry's region is looked up again: one deregistered since
+ * the fill fails the access, and its rights must allow it too.
+ */
+static int resolve_indirect(struct sefa_device *dev, const struct sefa_mr *mkey,
+			    uint64_t iova, uint64_t len, uint32_t need_access,
+			    struct seg_list *out)
+{
+	uint64_t off = iova - mkey->iova;
+	unsigned int i;
+	int ret;
+
+	for (i = len ? klm_find(mkey, off) : 0; len; i++) {
+		const struct sefa_klm *e = &mkey->klm[i];
+		uint64_t skip = off - e->offset;
+		uint64_t n = e->length - skip < len ? e->length - skip : len;
+		const struct sefa_mr *mr;
+
+		mr = sefa_mr_lookup(dev, e->lkey, e->addr + skip, n);
+		if (!mr || mr->pd != mkey->pd ||
+		    (mr->access & need_access) != need_access)
+			return -EACCES;
+		ret = seg_add(out, mr, e->addr + skip, n);
+		if (ret)
+			return ret;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * Where @key leads for [iova, iova + len) with @need_access, appended to
+ * @out: a region of @pd that holds the range, or a filled indirect key of
+ * @pd whose range, rights and entries do.  0 or a negative errno.
+ */
+static int resolve_key(struct sefa_device *dev, const struct sefa_pd *pd,
+		       uint32_t key, uint64_t iova, uint64_t len,
+		       uint32_t need_access, struct seg_list *out)
+{
+	const struct sefa_mr *mr = sefa_mr_get(dev, key);
+
+	if (!mr || mr->pd != pd || (mr->indirect && !mr->filled) ||
+	    !sefa_mr_holds(mr, iova, len) ||
+	    (mr->access & need_access) != need_access)
+		return -EACCES;
+	if (mr->indirect)
+		return resolve_indirect(dev, mr, iova, len, need_access, out);
+	return seg_add(out, mr, iova, len);
+}
+
+/*
+ * The local buffers of a send WQE, checked: each key must lead to memory
+ * of the QP's PD that holds the range.  Returns a status.
  */
 static int gather_local(struct sefa_qp *qp, const struct efa_io_tx_buf_desc *b,
 			unsigned int n, uint32_t need_access,
-			struct dma_seg *seg, uint64_t *total)
+			struct seg_list *out, uint64_t *total)
 {
 	unsigned int i;
 
 	*total = 0;
+	out->n = 0;
 	for (i = 0; i < n; i++) {
 		uint64_t iova = addr64(b[i].buf_addr_lo, b[i].buf_addr_hi);
-		struct sefa_mr *mr;
 
-		if (b[i].lkey & ~EFA_IO_LKEY_MASK)
+		if (b[i].lkey & ~EFA_IO_LKEY_MASK ||
+		    resolve_key(qp->dev, qp->pd, b[i].lkey, iova, b[i].length,
+				need_access, out))
 			return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
-		mr = sefa_mr_lookup(qp->dev, b[i].lkey, iova, b[i].length);
-		if (!mr || mr->pd != qp->pd ||
-		    (mr->access & need_access) != need_access)
-			return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
-		seg[i] = mr_seg(mr, iova, b[i].length);
 		*total += b[i].length;
 	}
 	return EFA_IO_COMP_STATUS_OK;
@@ -340,21 +439,19 @@ static void complete_recv(struct sefa_qp *tqp, const struct efa_io_rx_desc *d,
 
 /* Receive buffers of one WR, checked as the receiver's local writes. */
 static int scatter_local(struct sefa_qp *tqp, const struct efa_io_rx_desc *d,
-			 unsigned int n, struct dma_seg *seg, uint64_t *room)
+			 unsigned int n, struct seg_list *out, uint64_t *room)
 {
 	unsigned int i;
 
 	*room = 0;
+	out->n = 0;
 	for (i = 0; i < n; i++) {
 		uint64_t iova = addr64(d[i].buf_addr_lo, d[i].buf_addr_hi);
-		struct sefa_mr *mr;
 
-		mr = sefa_mr_lookup(tqp->dev, d[i].lkey_ctrl & EFA_IO_RX_DESC_LKEY_MASK,
-				    iova, d[i].length);
-		if (!mr || mr->pd != tqp->pd ||
-		    !(mr->access & IBV_ACCESS_LOCAL_WRITE))
+		if (resolve_key(tqp->dev, tqp->pd,
+				d[i].lkey_ctrl & EFA_IO_RX_DESC_LKEY_MASK, iova,
+				d[i].length, IBV_ACCESS_LOCAL_WRITE, out))
 			return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
-		seg[i] = mr_seg(mr, iova, d[i].length);
 		*room += d[i].length;
 	}
 	return EFA_IO_COMP_STATUS_OK;
@@ -403,7 +500,7 @@ static int exec_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 {
 	bool ud = qp->type == IBV_QPT_UD;
 	bool is_inline = w->meta.ctrl1 & EFA_IO_TX_META_DESC_INLINE_MSG;
-	struct dma_seg src[EFA_IO_TX_DESC_NUM_BUFS], dst[MAX_SGE];
+	struct seg_list src = { .seg = local_segs }, dst = { .seg = peer_segs };
 	struct efa_io_rx_desc rx[MAX_SGE];
 	uint64_t len, room;
 	struct sefa_qp *tqp;
@@ -421,7 +518,7 @@ static int exec_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 			*status = EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR;
 			return SEND_DONE;
 		}
-		st = gather_local(qp, w->data.sgl, w->meta.length, 0, src, &len);
+		st = gather_local(qp, w->data.sgl, w->meta.length, 0, &src, &len);
 		if (st) {
 			*status = st;
 			return SEND_DONE;
@@ -459,7 +556,7 @@ static int exec_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 		return rnr(qp, tqp, status);
 	}
 
-	st = scatter_local(tqp, rx, nrx, dst, &room);
+	st = scatter_local(tqp, rx, nrx, &dst, &room);
 	if (!st && len > room)
 		st = ud ? EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH : -1;
 	if (st == -1) {
@@ -467,8 +564,10 @@ static int exec_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 		*status = EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_LENGTH;
 		return SEND_DONE;
 	}
-	if (!st && (is_inline ? dma_from_inline(w->data.inline_data, len, dst, nrx) :
-				dma_copy(src, w->meta.length, dst, nrx, len)))
+	if (!st && (is_inline ?
+		    dma_engine(dst.seg, dst.n, (void *)w->data.inline_data, len,
+			       true) :
+		    dma_copy(src.seg, src.n, dst.seg, dst.n, len)))
 		st = EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
 
 	tqp->rq_ci += nrx;
@@ -500,10 +599,10 @@ static int exec_rdma(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 	uint32_t access = write ? IBV_ACCESS_REMOTE_WRITE :
 				  IBV_ACCESS_REMOTE_READ;
 	bool imm = write && (w->meta.ctrl1 & EFA_IO_TX_META_DESC_HAS_IMM);
-	struct dma_seg local[EFA_IO_TX_DESC_NUM_RDMA_BUFS], remote;
+	struct seg_list local = { .seg = local_segs };
+	struct seg_list remote = { .seg = peer_segs };
 	struct efa_io_rx_desc rx[MAX_SGE];
 	struct sefa_qp *tqp;
-	struct sefa_mr *mr;
 	unsigned int nrx = 0;
 	uint64_t len;
 	int st;
@@ -518,7 +617,7 @@ static int exec_rdma(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 		return SEND_DONE;
 	}
 	st = gather_local(qp, w->data.rdma_req.local_mem, 1,
-			  write ? 0 : IBV_ACCESS_LOCAL_WRITE, local, &len);
+			  write ? 0 : IBV_ACCESS_LOCAL_WRITE, &local, &len);
 	if (!st && (rm->length > len ||
 		    rm->length > qp->dev->profile->max_rdma_size))
 		st = EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH;
@@ -532,8 +631,8 @@ static int exec_rdma(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 		*status = st;
 		return SEND_DONE;
 	}
-	mr = sefa_mr_lookup(tqp->dev, rm->rkey, raddr, rm->length);
-	if (!mr || mr->pd != tqp->pd || !(mr->access & access) ||
+	if (resolve_key(tqp->dev, tqp->pd, rm->rkey, raddr, rm->length, access,
+			&remote) ||
 	    (tqp->type == IBV_QPT_RC && !(tqp->access_flags & access))) {
 		*status = EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS;
 		return SEND_DONE;
@@ -544,10 +643,11 @@ static int exec_rdma(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 			return rnr(qp, tqp, status);
 	}
 
-	remote = mr_seg(mr, raddr, rm->length);
-	local[0].len = rm->length;
-	if (write ? dma_copy(local, 1, &remote, 1, rm->length) :
-		    dma_copy(&remote, 1, local, 1, rm->length)) {
+	/* The local buffer may be longer: the copy stops at rm->length. */
+	if (write ? dma_copy(local.seg, local.n, remote.seg, remote.n,
+			     rm->length) :
+		    dma_copy(remote.seg, remote.n, local.seg, local.n,
+			     rm->length)) {
 		*status = EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS;
 		return SEND_DONE;
 	}
@@ -568,6 +668,43 @@ static int exec_rdma(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 	return SEND_DONE;
 }
 
+/*
+ * UMR, on RC: fill an indirect key of the QP's PD with the list the WQE
+ * points at, read now through a local key, or invalidate it (no list).
+ * Returns a status; a failure leaves the key as it was.
+ */
+static int exec_umr(struct sefa_qp *qp, const struct efa_io_tx_wqe *w)
+{
+	const struct efa_io_umr_req *u = &w->data.umr_req;
+	uint32_t caps = qp->dev->profile->device_caps;
+	struct seg_list list = { .seg = local_segs };
+	unsigned int n = w->meta.length;
+	struct sefa_mr *mkey;
+	uint64_t len;
+	int st;
+
+	if (qp->type != IBV_QPT_RC || !(caps & SEFA_QUERY_DEVICE_CAPS_INDIRECT_MR))
+		return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_OP_TYPE;
+	mkey = sefa_mr_get(qp->dev, u->mkey);
+	if (!mkey || !mkey->indirect || mkey->pd != qp->pd)
+		return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
+	if (!n) {
+		sefa_mr_invalidate(mkey);
+		return EFA_IO_COMP_STATUS_OK;
+	}
+	if (n > mkey->max_entries ||
+	    u->klm_list.length != n * sizeof(struct efa_io_klm))
+		return EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH;
+
+	st = gather_local(qp, &u->klm_list, 1, 0, &list, &len);
+	if (st)
+		return st;
+	if (dma_engine(list.seg, list.n, umr_list, len, false) ||
+	    sefa_mr_fill(mkey, umr_list, n, u->base_addr, u->access))
+		return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
+	return EFA_IO_COMP_STATUS_OK;
+}
+
 /* Execute one WQE; SEND_RNR keeps it for a retry. */
 static int exec_wqe(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 		    int *status)
@@ -586,6 +723,9 @@ static int exec_wqe(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 		return exec_rdma(qp, w, false, status);
 	case EFA_IO_RDMA_WRITE:
 		return exec_rdma(qp, w, true, status);
+	case EFA_IO_UMR:
+		*status = exec_umr(qp, w);
+		return SEND_DONE;
 	default:
 		*status = EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_OP_TYPE;
 		return SEND_DONE;

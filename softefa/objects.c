@@ -12,6 +12,7 @@
 #include <rdma/efa-abi.h>
 
 #include "efa_abi_compat.h"
+#include "efa_ext_abi.h"
 #include "softefad.h"
 
 int sefa_uobj_add(struct sefa_client *c, struct sefa_uobj *u,
@@ -115,13 +116,42 @@ static int mr_access_ok(const struct sefa_device *dev, uint32_t access)
 	return 0;
 }
 
+/*
+ * Give @mr a handle and a key: a free slot of the device's key table, at
+ * the slot's next generation.  A region and an indirect key alike.
+ */
+static int mr_add(struct sefa_client *c, struct sefa_pd *pd,
+		  struct sefa_mr *mr)
+{
+	struct sefa_device *dev = pd->dev;
+	unsigned int i, idx;
+	int ret;
+
+	for (i = 0; i < SEFA_MAX_MR_IDX; i++) {
+		idx = (dev->mr_hint + i) % SEFA_MAX_MR_IDX;
+		if (!dev->mr[idx])
+			break;
+	}
+	if (i == SEFA_MAX_MR_IDX)
+		return -ENOMEM;
+	ret = sefa_uobj_add(c, &mr->uobj, SEFA_OBJ_MR);
+	if (ret)
+		return ret;
+	mr->pd = pd;
+	/* A stale key never finds a new region: the generation moves on. */
+	mr->lkey = idx << 8 | ++dev->mr_gen[idx];
+	dev->mr[idx] = mr;
+	dev->mr_hint = idx + 1;
+	pd->uobj.usecnt++;
+	return 0;
+}
+
 int sefa_mr_reg(struct sefa_client *c, struct sefa_pd *pd, uint64_t addr,
 		uint64_t length, uint64_t iova, uint32_t access,
 		struct sefa_mr **out)
 {
 	struct sefa_device *dev = pd->dev;
 	struct sefa_mr *mr;
-	unsigned int i, idx;
 	uint8_t probe;
 	int ret;
 
@@ -136,37 +166,93 @@ int sefa_mr_reg(struct sefa_client *c, struct sefa_pd *pd, uint64_t addr,
 	    sefa_copy_from_user(c, &probe, addr + length - 1, 1))
 		return -EFAULT;
 
-	for (i = 0; i < SEFA_MAX_MR_IDX; i++) {
-		idx = (dev->mr_hint + i) % SEFA_MAX_MR_IDX;
-		if (!dev->mr[idx])
-			break;
-	}
-	if (i == SEFA_MAX_MR_IDX)
-		return -ENOMEM;
-
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
 		return -ENOMEM;
-	ret = sefa_uobj_add(c, &mr->uobj, SEFA_OBJ_MR);
-	if (ret) {
-		free(mr);
-		return ret;
-	}
-	mr->pd = pd;
 	mr->pid = c->pid;
 	mr->addr = addr;
 	mr->length = length;
 	mr->iova = iova;
 	mr->access = access;
-	/* A stale key never finds a new region: the generation moves on. */
-	mr->lkey = idx << 8 | ++dev->mr_gen[idx];
-	dev->mr[idx] = mr;
-	dev->mr_hint = idx + 1;
-	pd->uobj.usecnt++;
+	ret = mr_add(c, pd, mr);
+	if (ret) {
+		free(mr);
+		return ret;
+	}
 	*out = mr;
 	return 0;
 }
 
+/* What an indirect key may grant: local write and the remote rights. */
+#define INDIRECT_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+
+/*
+ * For a key's create access and every fill: only those rights, and the IB
+ * rule that remote write or atomic needs local write.
+ */
+static int indirect_access_ok(uint32_t access)
+{
+	if (access & ~INDIRECT_ACCESS)
+		return -EINVAL;
+	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IBV_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * An indirect key for lists of up to @max_entries ranges, created free:
+ * nothing goes through it until a UMR fills it.  @access bounds what any
+ * fill grants.
+ */
+int sefa_mr_create_indirect(struct sefa_client *c, struct sefa_pd *pd,
+			    uint32_t max_entries, uint32_t access,
+			    struct sefa_mr **out)
+{
+	struct sefa_device *dev = pd->dev;
+	struct sefa_mr *mr;
+	int ret;
+
+	if (!(dev->profile->device_caps & SEFA_QUERY_DEVICE_CAPS_INDIRECT_MR))
+		return -EOPNOTSUPP;
+	if (!max_entries || max_entries > SEFA_INDIRECT_MR_MAX_ENTRIES)
+		return -EINVAL;
+	ret = indirect_access_ok(access);
+	if (ret)
+		return ret;
+	/* No atomics on this device, as REG_MR says too. */
+	if (access & IBV_ACCESS_REMOTE_ATOMIC)
+		return -EOPNOTSUPP;
+	ret = mr_access_ok(dev, access);
+	if (ret)
+		return ret;
+
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return -ENOMEM;
+	mr->klm = calloc(max_entries, sizeof(*mr->klm));
+	if (!mr->klm) {
+		ret = -ENOMEM;
+		goto err_free_mr;
+	}
+	mr->indirect = true;
+	mr->max_entries = max_entries;
+	mr->max_access = access;
+	ret = mr_add(c, pd, mr);
+	if (ret)
+		goto err_free_klm;
+	*out = mr;
+	return 0;
+
+err_free_klm:
+	free(mr->klm);
+err_free_mr:
+	free(mr);
+	return ret;
+}
+
+/* Whatever the state of an indirect key: its list goes with it. */
 int sefa_mr_dereg(struct sefa_mr *mr)
 {
 	struct sefa_device *dev = mr->pd->dev;
@@ -174,16 +260,13 @@ int sefa_mr_dereg(struct sefa_mr *mr)
 	dev->mr[mr->lkey >> 8] = NULL;
 	mr->pd->uobj.usecnt--;
 	sefa_uobj_del(&mr->uobj);
+	free(mr->klm);
 	free(mr);
 	return 0;
 }
 
-/*
- * The region behind @key, if [iova, iova + len) lies inside it; NULL for a
- * stale or unknown key and for an access out of bounds.
- */
-struct sefa_mr *sefa_mr_lookup(struct sefa_device *dev, uint32_t key,
-			       uint64_t iova, uint64_t len)
+/* The region or indirect key behind @key; NULL for a stale or unknown key. */
+struct sefa_mr *sefa_mr_get(struct sefa_device *dev, uint32_t key)
 {
 	struct sefa_mr *mr;
 
@@ -191,10 +274,89 @@ struct sefa_mr *sefa_mr_lookup(struct sefa_device *dev, uint32_t key,
 	mr = dev->mr[key >> 8];
 	if (!mr || mr->lkey != key)
 		return NULL;
-	if (iova < mr->iova || iova + len < iova ||
-	    iova + len > mr->iova + mr->length)
+	return mr;
+}
+
+/* Whether [iova, iova + len) lies inside what @mr covers. */
+bool sefa_mr_holds(const struct sefa_mr *mr, uint64_t iova, uint64_t len)
+{
+	return iova >= mr->iova && iova + len >= iova &&
+	       iova + len <= mr->iova + mr->length;
+}
+
+/*
+ * The region behind @key, if [iova, iova + len) lies inside it; NULL for a
+ * stale or unknown key, for an indirect key and for an access out of
+ * bounds.
+ */
+struct sefa_mr *sefa_mr_lookup(struct sefa_device *dev, uint32_t key,
+			       uint64_t iova, uint64_t len)
+{
+	struct sefa_mr *mr = sefa_mr_get(dev, key);
+
+	if (!mr || mr->indirect || !sefa_mr_holds(mr, iova, len))
 		return NULL;
 	return mr;
+}
+
+/*
+ * A UMR fill of @mkey: @n entries, each a nonzero range of a region of the
+ * key's PD, laid end to end from @base.  The rights are those of the fill
+ * within those of the key.  On any error the key stays as it was.
+ */
+int sefa_mr_fill(struct sefa_mr *mkey, const struct efa_io_klm *klm,
+		 unsigned int n, uint64_t base, uint32_t access)
+{
+	struct sefa_device *dev = mkey->pd->dev;
+	uint64_t total = 0;
+	unsigned int i;
+	int ret;
+
+	if (!n || n > mkey->max_entries)
+		return -EINVAL;
+	ret = indirect_access_ok(access);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		const struct sefa_mr *mr;
+
+		if (!klm[i].length)
+			return -EINVAL;
+		mr = sefa_mr_lookup(dev, klm[i].lkey, klm[i].addr,
+				    klm[i].length);
+		if (!mr || mr->pd != mkey->pd)
+			return -EINVAL;
+		/* At most 2^8 entries of less than 2^32: no overflow. */
+		total += klm[i].length;
+	}
+	if (base + total < base)
+		return -EINVAL;
+
+	for (i = 0, total = 0; i < n; i++) {
+		mkey->klm[i] = (struct sefa_klm){
+			.lkey = klm[i].lkey & EFA_IO_LKEY_MASK,
+			.addr = klm[i].addr,
+			.length = klm[i].length,
+			.offset = total,
+		};
+		total += klm[i].length;
+	}
+	mkey->nentries = n;
+	mkey->iova = base;
+	mkey->length = total;
+	mkey->access = access & mkey->max_access;
+	mkey->filled = true;
+	return 0;
+}
+
+/* Back to free: the key stays, nothing goes through it. */
+void sefa_mr_invalidate(struct sefa_mr *mkey)
+{
+	mkey->filled = false;
+	mkey->nentries = 0;
+	mkey->iova = 0;
+	mkey->length = 0;
+	mkey->access = 0;
 }
 
 int sefa_ah_create(struct sefa_client *c, struct sefa_pd *pd,

@@ -67,7 +67,8 @@ static const struct sefa_profile profiles[] = {
 		.has_lid = true,
 		.vendor_part_id = 0xefa2,
 		.mr_ic_ids = true,
-		.device_caps = EFA_CAPS | SEFA_QUERY_DEVICE_CAPS_RC,
+		.device_caps = EFA_CAPS | SEFA_QUERY_DEVICE_CAPS_RC |
+			       SEFA_QUERY_DEVICE_CAPS_INDIRECT_MR,
 		EFA_COMMON_LIMITS,
 		.max_qp_rd_atom = 16,
 	},

@@ -214,6 +214,19 @@ struct sefa_pd {
 	uint16_t pdn;
 };
 
+/* One entry of an indirect key: a range of a region, by its key. */
+struct sefa_klm {
+	uint32_t lkey;		/* a direct region of the key's PD */
+	uint64_t addr;		/* iova in that region */
+	uint64_t length;
+	uint64_t offset;	/* where the entry starts in the key's range */
+};
+
+/*
+ * A memory region, or an indirect key (a list of ranges of regions, set
+ * by UMR work requests).  Both share the key space and the MR handles; an
+ * indirect key's iova, length and access describe its current fill.
+ */
 struct sefa_mr {
 	struct sefa_uobj uobj;
 	struct sefa_pd *pd;
@@ -223,6 +236,13 @@ struct sefa_mr {
 	uint64_t iova;		/* what work requests address */
 	uint32_t access;	/* IBV_ACCESS_* */
 	uint32_t lkey;		/* = rkey */
+
+	bool indirect;
+	bool filled;		/* a free key grants nothing */
+	uint32_t max_entries;
+	uint32_t max_access;	/* the most a fill may grant */
+	uint32_t nentries;
+	struct sefa_klm *klm;	/* max_entries of them */
 };
 
 struct sefa_ah {
@@ -400,8 +420,16 @@ int sefa_mr_reg(struct sefa_client *c, struct sefa_pd *pd, uint64_t addr,
 		uint64_t length, uint64_t iova, uint32_t access,
 		struct sefa_mr **out);
 int sefa_mr_dereg(struct sefa_mr *mr);
+struct sefa_mr *sefa_mr_get(struct sefa_device *dev, uint32_t key);
+bool sefa_mr_holds(const struct sefa_mr *mr, uint64_t iova, uint64_t len);
 struct sefa_mr *sefa_mr_lookup(struct sefa_device *dev, uint32_t key,
 			       uint64_t iova, uint64_t len);
+int sefa_mr_create_indirect(struct sefa_client *c, struct sefa_pd *pd,
+			    uint32_t max_entries, uint32_t access,
+			    struct sefa_mr **out);
+int sefa_mr_fill(struct sefa_mr *mkey, const struct efa_io_klm *klm,
+		 unsigned int n, uint64_t base, uint32_t access);
+void sefa_mr_invalidate(struct sefa_mr *mkey);
 int sefa_ah_create(struct sefa_client *c, struct sefa_pd *pd,
 		   const uint8_t gid[16], struct sefa_ah **out);
 int sefa_ah_destroy(struct sefa_ah *ah);

@@ -16,6 +16,7 @@
 #include <rdma/rdma_user_ioctl.h>
 
 #include "efa_abi_compat.h"
+#include "efa_ext_abi.h"
 #include "softefad.h"
 
 #define IOCTL_PAGE_SIZE	4096
@@ -611,6 +612,44 @@ static int method_efa_mr_query(struct bundle *b)
 	return ret;
 }
 
+/*
+ * This project's indirect keys (efa_ext_abi.h): a free key in a PD, that
+ * UMR work requests fill.
+ */
+static int method_mr_create_indirect(struct bundle *b)
+{
+	struct sefa_pd *pd = (struct sefa_pd *)get_obj(b,
+		SEFA_IB_ATTR_INDIRECT_MR_PD_HANDLE, SEFA_OBJ_PD);
+	uint64_t max_entries, access;
+	struct sefa_mr *mr;
+	int ret;
+
+	if (!pd)
+		return -ENOENT;
+	ret = get_in(b, SEFA_IB_ATTR_INDIRECT_MR_MAX_ENTRIES, 0, &max_entries);
+	if (!ret)
+		ret = get_in(b, SEFA_IB_ATTR_INDIRECT_MR_ACCESS, 0, &access);
+	if (ret)
+		return ret;
+	ret = sefa_mr_create_indirect(b->c, pd, max_entries, access, &mr);
+	if (ret)
+		return ret;
+	ret = copy_to(b, SEFA_IB_ATTR_INDIRECT_MR_RESP_LKEY, &mr->lkey,
+		      sizeof(mr->lkey));
+	if (!ret)
+		ret = copy_to(b, SEFA_IB_ATTR_INDIRECT_MR_RESP_RKEY, &mr->lkey,
+			      sizeof(mr->lkey));
+	if (!ret)
+		ret = copy_to(b, SEFA_IB_ATTR_INDIRECT_MR_RESP_MAX_ENTRIES,
+			      &mr->max_entries, sizeof(mr->max_entries));
+	if (!ret)
+		ret = set_new_handle(b, SEFA_IB_ATTR_INDIRECT_MR_HANDLE,
+				     mr->uobj.handle);
+	if (ret)
+		sefa_mr_dereg(mr);
+	return ret;
+}
+
 static const struct attr_spec invoke_write_attrs[] = {
 	CONST_IN(UVERBS_ATTR_WRITE_CMD, true),
 	IN(UVERBS_ATTR_CORE_IN, sizeof(uint32_t), UINT16_MAX, false),
@@ -725,6 +764,16 @@ static const struct attr_spec efa_mr_query_attrs[] = {
 	OUT(EFA_IB_ATTR_QUERY_MR_RESP_RDMA_RECV_IC_ID, 2, 2, true),
 };
 
+static const struct attr_spec mr_create_indirect_attrs[] = {
+	IDR_NEW(SEFA_IB_ATTR_INDIRECT_MR_HANDLE),
+	IDR(SEFA_IB_ATTR_INDIRECT_MR_PD_HANDLE, true),
+	U32_IN(SEFA_IB_ATTR_INDIRECT_MR_MAX_ENTRIES, true),
+	U32_IN(SEFA_IB_ATTR_INDIRECT_MR_ACCESS, true),
+	OUT(SEFA_IB_ATTR_INDIRECT_MR_RESP_LKEY, 4, 4, true),
+	OUT(SEFA_IB_ATTR_INDIRECT_MR_RESP_RKEY, 4, 4, true),
+	OUT(SEFA_IB_ATTR_INDIRECT_MR_RESP_MAX_ENTRIES, 4, 4, true),
+};
+
 #define METHOD(_obj, _meth, _fn, _attrs, _udata, _uctx) {		\
 	.object = _obj, .method = _meth, .handler = _fn,		\
 	.attrs = _attrs, .nattrs = sizeof(_attrs) / sizeof(_attrs[0]),	\
@@ -759,6 +808,9 @@ static const struct ioctl_method methods[] = {
 	       method_qp_destroy, qp_destroy_attrs, false, true),
 	METHOD(UVERBS_OBJECT_MR, EFA_IB_METHOD_MR_QUERY,
 	       method_efa_mr_query, efa_mr_query_attrs, false, true),
+	METHOD(UVERBS_OBJECT_MR, SEFA_IB_METHOD_MR_CREATE_INDIRECT,
+	       method_mr_create_indirect, mr_create_indirect_attrs, false,
+	       true),
 };
 
 static const struct ioctl_method *find_method(uint16_t object,

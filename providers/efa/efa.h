@@ -72,6 +72,9 @@ struct efa_pd {
 
 struct efa_mr {
 	struct verbs_mr vmr;
+	/* ibv_exp_create_mr(): a KLM list of up to max_entries regions */
+	bool indirect;
+	uint32_t max_entries;
 };
 
 struct efa_ah {
@@ -186,10 +189,18 @@ struct efa_rq {
 	uint16_t wr_descs;
 };
 
+/* The KLM lists of UMR WQEs, max_klms entries per SQ slot (verbs_exp.c). */
+struct efa_umr {
+	struct efa_io_klm *klms;
+	struct ibv_mr *mr;
+	uint32_t max_klms;		/* 0: the QP takes no UMR WRs */
+};
+
 struct efa_qp {
 	struct verbs_qp verbs_qp;
 	struct efa_sq sq;
 	struct efa_rq rq;
+	struct efa_umr umr;
 };
 
 static inline struct verbs_context *to_verbs_context(struct ibv_context *ibvctx)
@@ -362,5 +373,8 @@ int efa_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr);
 void efa_rx_desc_fill(struct efa_io_rx_desc *desc, const struct ibv_sge *sge,
 		      uint16_t req_id, bool first, bool last);
+
+/* verbs_exp.c */
+void efa_umr_fini(struct efa_qp *qp);
 
 #endif /* EFA_H */

@@ -33,4 +33,45 @@
  */
 #define SEFA_QUERY_DEVICE_CAPS_RC		(1U << 31)
 
+/*
+ * Indirect memory keys (KLM lists), on RC QPs.
+ *
+ * - SEFA_IB_METHOD_MR_CREATE_INDIRECT, a driver method of the MR object,
+ *   makes an empty ("free") key in a PD, for lists of up to max_entries
+ *   regions.  It answers the MR handle, lkey, rkey (equal) and the number
+ *   of entries allocated.  access is what the key may ever grant
+ *   (IBV_ACCESS_LOCAL_WRITE, _REMOTE_WRITE, _REMOTE_READ, _REMOTE_ATOMIC;
+ *   the remote ones need local write).  MR destroy frees it, in any state.
+ * - A UMR send WQE (EFA_IO_UMR in efa_io_defs.h), executed in send-queue
+ *   order, fills the key with a list of regions of the key's PD, or with no
+ *   list invalidates it.  Keys stay the same across fills; a refill needs
+ *   no invalidation.  The device takes the list from host memory, through
+ *   a local key, when it executes the WQE.
+ * - An access through a free key, out of its range, or beyond the rights
+ *   of the key or of any region it touches fails: a local access with
+ *   LOCAL_ERROR_INVALID_LKEY, a remote one with REMOTE_ERROR_BAD_ADDRESS.
+ *   A region deregistered while listed makes later accesses fail alike.
+ * - Entries are regions registered with REG_MR; a key does not list keys.
+ */
+#define SEFA_QUERY_DEVICE_CAPS_INDIRECT_MR	(1U << 30)
+
+#define SEFA_INDIRECT_MR_MAX_ENTRIES		256
+/* KLM entries one UMR WQE carries: what the provider stages per WQE. */
+#define SEFA_UMR_MAX_ENTRIES_PER_WQE		16
+
+#include <rdma/ib_user_ioctl_cmds.h>
+
+/* From the top of the driver's id namespace, far from upstream's methods. */
+#define SEFA_IB_METHOD_MR_CREATE_INDIRECT	((1U << UVERBS_ID_NS_SHIFT) + 0x800)
+
+enum sefa_ib_create_indirect_mr_attrs {
+	SEFA_IB_ATTR_INDIRECT_MR_HANDLE = (1U << UVERBS_ID_NS_SHIFT) + 0x800,
+	SEFA_IB_ATTR_INDIRECT_MR_PD_HANDLE,		/* IDR in */
+	SEFA_IB_ATTR_INDIRECT_MR_MAX_ENTRIES,		/* u32 in */
+	SEFA_IB_ATTR_INDIRECT_MR_ACCESS,		/* u32 in */
+	SEFA_IB_ATTR_INDIRECT_MR_RESP_LKEY,		/* u32 out */
+	SEFA_IB_ATTR_INDIRECT_MR_RESP_RKEY,		/* u32 out */
+	SEFA_IB_ATTR_INDIRECT_MR_RESP_MAX_ENTRIES,	/* u32 out */
+};
+
 #endif /* EFA_EXT_ABI_H */

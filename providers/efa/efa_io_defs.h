@@ -31,6 +31,11 @@ enum efa_io_send_op_type {
 	EFA_IO_SEND = 0,
 	EFA_IO_RDMA_READ = 1,
 	EFA_IO_RDMA_WRITE = 2,
+	/*
+	 * This project's extension (efa_ext_abi.h): fill or invalidate an
+	 * indirect key.  7 also fits the 3-bit op type of a completion.
+	 */
+	EFA_IO_UMR = 7,
 };
 
 enum efa_io_comp_status {
@@ -98,12 +103,31 @@ struct efa_io_rdma_req {
 	struct efa_io_tx_buf_desc local_mem[EFA_IO_TX_DESC_NUM_RDMA_BUFS];
 };
 
+/*
+ * A UMR WQE: meta.length is the number of entries, 0 to invalidate the key;
+ * the entries are an array of struct efa_io_klm at klm_list, whose length
+ * is their size in bytes.
+ */
+struct efa_io_umr_req {
+	uint32_t mkey;			/* the indirect key, 24 bits */
+	uint32_t access;		/* IBV_ACCESS_* the fill grants */
+	uint64_t base_addr;		/* the key's first address */
+	struct efa_io_tx_buf_desc klm_list;
+};
+
+struct efa_io_klm {
+	uint32_t length;		/* bytes, not 0 */
+	uint32_t lkey;			/* a region of the key's PD */
+	uint64_t addr;			/* inside that region */
+};
+
 struct efa_io_tx_wqe {
 	struct efa_io_tx_meta_desc meta;
 	union {
 		struct efa_io_tx_buf_desc sgl[EFA_IO_TX_DESC_NUM_BUFS];
 		uint8_t inline_data[EFA_IO_TX_DESC_INLINE_MAX_SIZE];
 		struct efa_io_rdma_req rdma_req;
+		struct efa_io_umr_req umr_req;
 	} data;
 };
 
@@ -174,6 +198,8 @@ struct efa_io_rx_cdesc_ex {
 _Static_assert(sizeof(struct efa_io_tx_meta_desc) == 32, "tx meta desc");
 _Static_assert(sizeof(struct efa_io_tx_wqe) == EFA_IO_TX_WQE_SIZE, "tx wqe");
 _Static_assert(sizeof(struct efa_io_rdma_req) == 32, "rdma req");
+_Static_assert(sizeof(struct efa_io_umr_req) == 32, "umr req");
+_Static_assert(sizeof(struct efa_io_klm) == 16, "klm");
 _Static_assert(sizeof(struct efa_io_rx_desc) == EFA_IO_RX_DESC_SIZE, "rx desc");
 _Static_assert(sizeof(struct efa_io_tx_cdesc) == 8, "tx cdesc");
 _Static_assert(sizeof(struct efa_io_rx_cdesc) == EFA_IO_CQE_SIZE, "rx cdesc");

@@ -154,6 +154,9 @@ static inline enum ibv_wc_opcode efa_wc_tx_opcode(const struct efa_qp *qp,
 		return IBV_WC_RDMA_WRITE;
 	case EFA_IO_RDMA_READ:
 		return qp->sq.connected ? IBV_WC_RDMA_READ : IBV_WC_SEND;
+	case EFA_IO_UMR:
+		/* as mlx5dv reports its UMR: ibv_exp_poll_cq() says so */
+		return IBV_WC_DRIVER1;
 	default:
 		return IBV_WC_SEND;
 	}

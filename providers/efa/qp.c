@@ -527,6 +527,7 @@ int efa_destroy_qp(struct ibv_qp *ibvqp)
 	pthread_spin_unlock(&ctx->qp_table_lock);
 
 	efa_qp_unmap(ctx, qp);
+	efa_umr_fini(qp);
 	efa_qp_free(qp);
 	return 0;
 }

@@ -12,12 +12,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <infiniband/verbs.h>
 #include <rdma/efa-abi.h>
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_ioctl.h>
 
+#include "efa_ext_abi.h"
 #include "softefad.h"
 #include "check_main.h"
 
@@ -291,7 +293,7 @@ END_TEST
 
 struct ioctl_buf {
 	struct ib_uverbs_ioctl_hdr hdr;
-	struct ib_uverbs_attr attrs[4];
+	struct ib_uverbs_attr attrs[8];
 };
 
 static void ioctl_init(struct ioctl_buf *b, uint16_t obj, uint16_t meth,
@@ -507,6 +509,207 @@ START_TEST(bad_handles)
 }
 END_TEST
 
+/* Outputs of the indirect key create method: lkey, rkey, max_entries. */
+struct indirect_out {
+	uint32_t lkey;
+	uint32_t rkey;
+	uint32_t max_entries;
+};
+
+static void create_indirect_ioctl(struct ioctl_buf *b, uint32_t pd_handle,
+				  uint32_t max_entries, uint32_t access,
+				  struct indirect_out *out)
+{
+	ioctl_init(b, UVERBS_OBJECT_MR, SEFA_IB_METHOD_MR_CREATE_INDIRECT, 7);
+	b->attrs[0] = (struct ib_uverbs_attr){
+		.attr_id = SEFA_IB_ATTR_INDIRECT_MR_HANDLE };
+	b->attrs[1] = (struct ib_uverbs_attr){
+		.attr_id = SEFA_IB_ATTR_INDIRECT_MR_PD_HANDLE,
+		.data = pd_handle };
+	b->attrs[2] = (struct ib_uverbs_attr){
+		.attr_id = SEFA_IB_ATTR_INDIRECT_MR_MAX_ENTRIES, .len = 4,
+		.data = max_entries };
+	b->attrs[3] = (struct ib_uverbs_attr){
+		.attr_id = SEFA_IB_ATTR_INDIRECT_MR_ACCESS, .len = 4,
+		.data = access };
+	b->attrs[4] = (struct ib_uverbs_attr){
+		.attr_id = SEFA_IB_ATTR_INDIRECT_MR_RESP_LKEY, .len = 4,
+		.data = (uintptr_t)&out->lkey };
+	b->attrs[5] = (struct ib_uverbs_attr){
+		.attr_id = SEFA_IB_ATTR_INDIRECT_MR_RESP_RKEY, .len = 4,
+		.data = (uintptr_t)&out->rkey };
+	b->attrs[6] = (struct ib_uverbs_attr){
+		.attr_id = SEFA_IB_ATTR_INDIRECT_MR_RESP_MAX_ENTRIES, .len = 4,
+		.data = (uintptr_t)&out->max_entries };
+}
+
+static void use_profile(const char *name)
+{
+	d.profile = sefa_profile_find(name);
+	d.dev[0].profile = d.profile;
+}
+
+START_TEST(ioctl_create_indirect)
+{
+	const uint32_t rw = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			    IBV_ACCESS_REMOTE_READ;
+	unsigned int nobjects;
+	struct indirect_out out;
+	struct ioctl_buf b;
+	struct sefa_mr *mr;
+	struct sefa_pd *pd;
+
+	use_profile("extended");
+	c.has_ucontext = true;
+	ck_assert_int_eq(sefa_pd_alloc(&c, &pd), 0);
+	nobjects = c.nobjects;
+
+	/* a mandatory attribute missing */
+	create_indirect_ioctl(&b, pd->uobj.handle, 16, rw, &out);
+	b.hdr.num_attrs = 6;
+	b.hdr.length -= sizeof(b.attrs[0]);
+	ck_assert_int_eq(ioc(&b), -EINVAL);
+
+	create_indirect_ioctl(&b, 1234, 16, rw, &out);
+	ck_assert_int_eq(ioc(&b), -ENOENT);
+	create_indirect_ioctl(&b, pd->uobj.handle, 0, rw, &out);
+	ck_assert_int_eq(ioc(&b), -EINVAL);
+	create_indirect_ioctl(&b, pd->uobj.handle,
+			      SEFA_INDIRECT_MR_MAX_ENTRIES + 1, rw, &out);
+	ck_assert_int_eq(ioc(&b), -EINVAL);
+	create_indirect_ioctl(&b, pd->uobj.handle, 16,
+			      IBV_ACCESS_REMOTE_WRITE, &out);
+	ck_assert_int_eq(ioc(&b), -EINVAL);
+	create_indirect_ioctl(&b, pd->uobj.handle, 16,
+			      rw | IBV_ACCESS_MW_BIND, &out);
+	ck_assert_int_eq(ioc(&b), -EINVAL);
+	create_indirect_ioctl(&b, pd->uobj.handle, 16,
+			      rw | IBV_ACCESS_REMOTE_ATOMIC, &out);
+	ck_assert_int_eq(ioc(&b), -EOPNOTSUPP);
+	/* an answer that cannot be written takes the key back */
+	create_indirect_ioctl(&b, pd->uobj.handle, 16, rw, &out);
+	b.attrs[6].data = (uintptr_t)unmapped;
+	ck_assert_int_eq(ioc(&b), -EFAULT);
+	ck_assert_uint_eq(c.nobjects, nobjects);
+	ck_assert_uint_eq(pd->uobj.usecnt, 0);
+
+	memset(&out, 0xff, sizeof(out));
+	create_indirect_ioctl(&b, pd->uobj.handle, 16, rw, &out);
+	ck_assert_int_eq(ioc(&b), 0);
+	ck_assert(b.attrs[4].flags & UVERBS_ATTR_F_VALID_OUTPUT);
+	ck_assert_uint_eq(out.lkey, out.rkey);
+	ck_assert_uint_eq(out.max_entries, 16);
+	mr = SEFA_OBJ(&c, b.attrs[0].data, sefa_mr, SEFA_OBJ_MR);
+	ck_assert_ptr_nonnull(mr);
+	ck_assert(mr->indirect);
+	ck_assert(!mr->filled);
+	ck_assert_uint_eq(mr->lkey, out.lkey);
+	ck_assert_ptr_eq(sefa_mr_get(c.dev, out.lkey), mr);
+	/* not a region: the direct lookup does not see it */
+	ck_assert_ptr_null(sefa_mr_lookup(c.dev, out.lkey, 0, 0));
+
+	/* it holds its PD, until MR destroy takes it, free as it is */
+	ck_assert_int_eq(sefa_pd_destroy(pd), -EBUSY);
+	ioctl_init(&b, UVERBS_OBJECT_MR, UVERBS_METHOD_MR_DESTROY, 1);
+	b.attrs[0].attr_id = UVERBS_ATTR_DESTROY_MR_HANDLE;
+	b.attrs[0].data = mr->uobj.handle;
+	ck_assert_int_eq(ioc(&b), 0);
+	ck_assert_ptr_null(sefa_mr_get(c.dev, out.lkey));
+	ck_assert_int_eq(sefa_pd_destroy(pd), 0);
+	sefa_client_release(&c);
+}
+END_TEST
+
+START_TEST(ioctl_create_indirect_no_cap)
+{
+	struct indirect_out out;
+	struct ioctl_buf b;
+	struct sefa_pd *pd;
+
+	c.has_ucontext = true;
+	ck_assert_int_eq(sefa_pd_alloc(&c, &pd), 0);
+	create_indirect_ioctl(&b, pd->uobj.handle, 16,
+			      IBV_ACCESS_LOCAL_WRITE, &out);
+	ck_assert_int_eq(ioc(&b), -EOPNOTSUPP);
+	ck_assert_uint_eq(pd->uobj.usecnt, 0);
+	sefa_client_release(&c);
+}
+END_TEST
+
+/*
+ * What a UMR fill accepts: nonzero ranges of regions of the key's PD, and
+ * rights within the IB rule.  A refused fill changes nothing.
+ */
+START_TEST(indirect_fill)
+{
+	static uint8_t mem[8192];
+	const uint32_t lw = IBV_ACCESS_LOCAL_WRITE;
+	uint64_t va = (uintptr_t)mem;
+	struct sefa_mr *r1, *r2, *other, *mkey, *nested;
+	struct sefa_pd *pd, *pd2;
+	struct efa_io_klm klm[2];
+
+	use_profile("extended");
+	c.has_ucontext = true;
+	ck_assert_int_eq(sefa_pd_alloc(&c, &pd), 0);
+	ck_assert_int_eq(sefa_pd_alloc(&c, &pd2), 0);
+	ck_assert_int_eq(sefa_mr_reg(&c, pd, va, 4096, va, lw, &r1), 0);
+	ck_assert_int_eq(sefa_mr_reg(&c, pd, va + 4096, 4096, va + 4096,
+				     lw | IBV_ACCESS_REMOTE_READ, &r2), 0);
+	ck_assert_int_eq(sefa_mr_reg(&c, pd2, va, 4096, va, lw, &other), 0);
+	ck_assert_int_eq(sefa_mr_create_indirect(&c, pd, 2,
+			 lw | IBV_ACCESS_REMOTE_READ, &mkey), 0);
+	ck_assert_int_eq(sefa_mr_create_indirect(&c, pd, 1, lw, &nested), 0);
+
+	klm[0] = (struct efa_io_klm){ .length = 100, .lkey = r1->lkey,
+				      .addr = va + 3996 };
+	klm[1] = (struct efa_io_klm){ .length = 4096, .lkey = r2->lkey,
+				      .addr = va + 4096 };
+	ck_assert_int_eq(sefa_mr_fill(mkey, klm, 2, 0x10000,
+				      lw | IBV_ACCESS_REMOTE_READ |
+				      IBV_ACCESS_REMOTE_WRITE), 0);
+	ck_assert(mkey->filled);
+	ck_assert_uint_eq(mkey->iova, 0x10000);
+	ck_assert_uint_eq(mkey->length, 4196);
+	ck_assert_uint_eq(mkey->klm[1].offset, 100);
+	/* the fill's rights within the key's */
+	ck_assert_uint_eq(mkey->access, lw | IBV_ACCESS_REMOTE_READ);
+	ck_assert(sefa_mr_holds(mkey, 0x10000 + 4195, 1));
+	ck_assert(!sefa_mr_holds(mkey, 0x10000 + 4195, 2));
+
+	/* each refused; the fill above stays */
+	ck_assert_int_eq(sefa_mr_fill(mkey, klm, 3, 0, lw), -EINVAL);
+	ck_assert_int_eq(sefa_mr_fill(mkey, klm, 2, 0,
+				      IBV_ACCESS_REMOTE_WRITE), -EINVAL);
+	ck_assert_int_eq(sefa_mr_fill(mkey, klm, 2, 0,
+				      lw | IBV_ACCESS_MW_BIND), -EINVAL);
+	ck_assert_int_eq(sefa_mr_fill(mkey, klm, 2, UINT64_MAX - 100, lw),
+			 -EINVAL);
+	klm[1].length = 0;
+	ck_assert_int_eq(sefa_mr_fill(mkey, klm, 2, 0, lw), -EINVAL);
+	klm[1].length = 4097;			/* beyond the region */
+	ck_assert_int_eq(sefa_mr_fill(mkey, klm, 2, 0, lw), -EINVAL);
+	klm[1] = (struct efa_io_klm){ .length = 16, .lkey = other->lkey,
+				      .addr = va };
+	ck_assert_int_eq(sefa_mr_fill(mkey, klm, 2, 0, lw), -EINVAL);
+	klm[1] = (struct efa_io_klm){ .length = 16, .lkey = nested->lkey };
+	ck_assert_int_eq(sefa_mr_fill(mkey, klm, 2, 0, lw), -EINVAL);
+	ck_assert(mkey->filled);
+	ck_assert_uint_eq(mkey->iova, 0x10000);
+	ck_assert_uint_eq(mkey->length, 4196);
+	ck_assert_uint_eq(mkey->nentries, 2);
+
+	/* a refill needs no invalidation; the key never changes */
+	klm[1] = (struct efa_io_klm){ .length = 8, .lkey = r2->lkey,
+				      .addr = va + 4096 };
+	ck_assert_int_eq(sefa_mr_fill(mkey, &klm[1], 1, 0, lw), 0);
+	ck_assert_uint_eq(mkey->length, 8);
+	sefa_mr_invalidate(mkey);
+	ck_assert(!mkey->filled);
+	sefa_client_release(&c);
+}
+END_TEST
+
 /*
  * Random commands, and random mutations of valid ones, through both
  * decoders: every one must come back with a byte count or an errno, never
@@ -587,6 +790,9 @@ static Suite *decoder_suite(void)
 	tcase_add_test(i, ioctl_write_mode);
 	tcase_add_test(i, ioctl_gid_entry);
 	tcase_add_test(i, bad_handles);
+	tcase_add_test(i, ioctl_create_indirect);
+	tcase_add_test(i, ioctl_create_indirect_no_cap);
+	tcase_add_test(i, indirect_fill);
 	tcase_add_test(i, random_commands);
 	suite_add_tcase(s, i);
 	return s;
