@@ -25,6 +25,18 @@
 #ifndef SOFTEFA_INSTALL_LIBDIR
 #define SOFTEFA_INSTALL_LIBDIR "/usr/lib"
 #endif
+/* From the installed softefa to the installed libraries, e.g. "../lib". */
+#ifndef SOFTEFA_BIN_TO_LIBDIR
+#define SOFTEFA_BIN_TO_LIBDIR "../lib"
+#endif
+/*
+ * Where our Debian package puts the stock provider it diverts, so that
+ * "exec --provider stock" can still name it (libibverbs appends
+ * -rdmav34.so).
+ */
+#ifndef SOFTEFA_STOCK_PROVIDER
+#define SOFTEFA_STOCK_PROVIDER "/usr/lib/libibverbs/libefa-stock"
+#endif
 
 static char run_dir[SEFA_RUN_DIR_MAX + 1];
 
@@ -271,18 +283,43 @@ static int cmd_start(int argc, char **argv)
 	return 1;
 }
 
-static int find_lib(const char *name, char *buf, size_t len)
+/*
+ * One of our libraries: lib/NAME beside bin/ in the build tree, else
+ * INSTALLED below the library directory of the installation this program
+ * belongs to (found from where it runs, so that a copy installed into a
+ * DESTDIR uses its own libraries), else below the configured one.
+ */
+static int find_lib(const char *name, const char *installed, char *buf,
+		    size_t len)
 {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], real[PATH_MAX], *slash;
+	bool have_dir = !self_dir(dir, sizeof(dir));
 
-	if (!self_dir(dir, sizeof(dir)) &&
+	if (have_dir &&
 	    snprintf(buf, len, "%s/../lib/%s", dir, name) < (int)len &&
 	    !access(buf, R_OK))
-		return 0;
-	if (snprintf(buf, len, "%s/%s", SOFTEFA_INSTALL_LIBDIR, name) <
+		goto found;
+	if (have_dir &&
+	    snprintf(buf, len, "%s/" SOFTEFA_BIN_TO_LIBDIR "/%s", dir,
+		     installed) < (int)len &&
+	    !access(buf, R_OK))
+		goto found;
+	if (snprintf(buf, len, "%s/%s", SOFTEFA_INSTALL_LIBDIR, installed) <
 		    (int)len && !access(buf, R_OK))
-		return 0;
+		goto found;
 	return -1;
+
+found:
+	/* Without "bin/..": the environment of exec shows where it is. */
+	slash = strrchr(buf, '/');
+	*slash = 0;
+	if (!realpath(buf, real) ||
+	    snprintf(dir, sizeof(dir), "%s/%s", real, slash + 1) >=
+		    (int)sizeof(dir) ||
+	    strlen(dir) >= len)
+		return -1;
+	strcpy(buf, dir);
+	return 0;
 }
 
 static int prepend_env(const char *var, const char *val, char sep)
@@ -311,6 +348,7 @@ static int cmd_exec(int argc, char **argv)
 		{}
 	};
 	char preload[PATH_MAX], provider[PATH_MAX], sys[PATH_MAX + 8];
+	char libefa[PATH_MAX];
 	bool stock = false;
 	char *text, *slash;
 	int c;
@@ -337,7 +375,8 @@ static int cmd_exec(int argc, char **argv)
 	}
 	free(text);
 
-	if (find_lib("libsoftefa-preload.so", preload, sizeof(preload))) {
+	if (find_lib("libsoftefa-preload.so", "softefa/libsoftefa-preload.so",
+		     preload, sizeof(preload))) {
 		fprintf(stderr, "softefa: cannot find libsoftefa-preload.so\n");
 		return 1;
 	}
@@ -348,7 +387,9 @@ static int cmd_exec(int argc, char **argv)
 		goto err_env;
 
 	if (!stock) {
-		if (find_lib("libefa-rdmav34.so", provider, sizeof(provider))) {
+		if (find_lib("libefa-rdmav34.so", "libibverbs/libefa-rdmav34.so",
+			     provider, sizeof(provider)) ||
+		    !realpath(provider, libefa)) {
 			fprintf(stderr, "softefa: cannot find our provider\n");
 			return 1;
 		}
@@ -356,11 +397,19 @@ static int cmd_exec(int argc, char **argv)
 		provider[strlen(provider) - strlen("-rdmav34.so")] = 0;
 		if (setenv("RDMAV_DRIVERS", provider, 1))
 			goto err_env;
-		slash = strrchr(provider, '/');
+		/*
+		 * efadv_* callers must bind to our libefa.so.1 too: the
+		 * directory of the library the plugin links to.
+		 */
+		slash = strrchr(libefa, '/');
 		*slash = 0;
-		/* efadv_* callers must bind to our libefa.so.1 too. */
-		if (prepend_env("LD_LIBRARY_PATH", provider, ':'))
+		if (prepend_env("LD_LIBRARY_PATH", libefa, ':'))
 			goto err_env;
+	} else if (!access(SOFTEFA_STOCK_PROVIDER "-rdmav34.so", R_OK)) {
+		/* Ours is installed in its place: name the stock one. */
+		if (setenv("RDMAV_DRIVERS", SOFTEFA_STOCK_PROVIDER, 1))
+			goto err_env;
+		unsetenv("IBV_DRIVERS");
 	} else {
 		unsetenv("RDMAV_DRIVERS");
 		unsetenv("IBV_DRIVERS");
