@@ -11,6 +11,7 @@ PACKAGES=(
 	check libsubunit-dev
 	pandoc man-db perftest
 	iproute2
+	build-essential debhelper dpkg-dev lintian rpm
 )
 
 install_packages() {
