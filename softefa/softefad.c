@@ -210,7 +210,7 @@ int main(int argc, char **argv)
 	struct sefa_daemon *d = &daemon_state;
 	const char *netdev = NULL, *log = NULL;
 	unsigned long ndev = 1, v;
-	int ready_fd = -1, lfd, c, ret;
+	int ready_fd = -1, lfd = -1, c, ret;
 	char pidpath[PATH_MAX], sockpath[PATH_MAX];
 
 	d->profile = sefa_profile_find("efa");

@@ -292,13 +292,14 @@ static int efa_create_indirect(struct ibv_context *ibvctx, uint32_t pd_handle,
  */
 struct ibv_mr *ibv_exp_create_mr(struct ibv_exp_create_mr_in *in)
 {
-	const struct ibv_exp_mr_init_attr *attr = &in->attr;
+	const struct ibv_exp_mr_init_attr *attr;
 	struct ibv_context *ibvctx;
 	struct efa_mr *mr;
 	int err = EINVAL;
 
-	if (!in->pd)
+	if (!in || !in->pd)
 		goto err_out;
+	attr = &in->attr;
 	ibvctx = in->pd->context;
 	if (!efa_indirect_ok(ibvctx)) {
 		err = EOPNOTSUPP;

@@ -301,6 +301,8 @@ static void expect_refused(void)
 	errno = 0;
 	ck_assert_ptr_null(ibv_exp_create_mr(&in));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
+	ck_assert_ptr_null(ibv_exp_create_mr(NULL));
+	ck_assert_int_eq(errno, EINVAL);
 	errno = 0;
 	ck_assert_ptr_null(ibv_exp_create_qp(ibvctx, &qa));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
