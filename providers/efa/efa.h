@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include <infiniband/efadv.h>
+#include <infiniband/efadv_mad.h>
 
 #include "efa_abi.h"
 #include "efa_io_defs.h"
@@ -376,5 +377,18 @@ void efa_rx_desc_fill(struct efa_io_rx_desc *desc, const struct ibv_sge *sge,
 
 /* verbs_exp.c */
 void efa_umr_fini(struct efa_qp *qp);
+
+/* mad.c */
+int efa_mad_reg_check(enum efadv_mad_qp_type qp_type,
+		      const struct efadv_mad_reg_req *req,
+		      uint8_t rmpp_version, uint32_t flags);
+int efa_umad_find(const char *sysfs_dir, const char *ibdev, uint8_t port,
+		  int *index);
+struct efadv_mad_agent *
+efa_register_mad_agent_at(const char *sysfs_dir, const char *dev_dir,
+			  struct ibv_context *ibvctx, uint8_t port_num,
+			  enum efadv_mad_qp_type qp_type,
+			  const struct efadv_mad_reg_req *reg_req,
+			  uint8_t rmpp_version, uint32_t flags);
 
 #endif /* EFA_H */
