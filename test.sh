@@ -5,7 +5,7 @@
 set -euo pipefail
 . "$(dirname "$0")/scripts/common.sh"
 
-install_packages
+install_packages "${PACKAGING_PACKAGES[@]}"
 cd "$TOP"
 
 echo "== build (build/)"

@@ -11,13 +11,18 @@ PACKAGES=(
 	check libsubunit-dev
 	pandoc man-db perftest
 	iproute2
+)
+
+# What test.sh needs on top, to build and check the .deb and .rpm packages.
+PACKAGING_PACKAGES=(
 	build-essential debhelper dpkg-dev lintian rpm
 )
 
+# install_packages [extra package...]: PACKAGES and these, where missing.
 install_packages() {
 	local missing=() p
 
-	for p in "${PACKAGES[@]}"; do
+	for p in "${PACKAGES[@]}" "$@"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 			grep -q "install ok installed" || missing+=("$p")
 	done

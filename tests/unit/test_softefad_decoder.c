@@ -784,6 +784,8 @@ static Suite *decoder_suite(void)
 	suite_add_tcase(s, w);
 
 	tcase_add_checked_fixture(i, setup, NULL);
+	/* random_commands runs 20000 commands: seconds under ASan. */
+	tcase_set_timeout(i, 60);
 	tcase_add_test(i, ioctl_header);
 	tcase_add_test(i, ioctl_attrs);
 	tcase_add_test(i, ioctl_invoke_write_probe);
