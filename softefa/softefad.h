@@ -27,6 +27,7 @@ struct sefa_profile {
 	const char *node_type_str;	/* sysfs node_type text */
 	uint8_t link_layer;		/* IBV_LINK_LAYER_* */
 	bool has_lid;			/* ports get LIDs from the daemon's SM */
+	bool has_mad;			/* umad/issm nodes, QP0/QP1 MAD service */
 	uint16_t vendor_part_id;
 	uint32_t max_qp;
 	uint32_t max_qp_wr;
@@ -60,6 +61,14 @@ struct sefa_profile {
 const struct sefa_profile *sefa_profile_find(const char *name);
 
 #define SEFA_VENDOR_ID		0x1d0f
+#define SEFA_HW_REV		1
+
+/* PortInfo:CapabilityMask bits of an InfiniBand-style port. */
+#define SEFA_CAP_SYS_IMAGE_GUID		(1U << 11)
+#define SEFA_CAP_EXT_SPEEDS		(1U << 14)
+#define SEFA_CAP_VENDOR_CLASS		(1U << 20)
+#define SEFA_CA_CAP_MASK	(SEFA_CAP_SYS_IMAGE_GUID | SEFA_CAP_EXT_SPEEDS | \
+				 SEFA_CAP_VENDOR_CLASS)
 #define SEFA_GID_TBL_LEN	1
 #define SEFA_PKEY_TBL_LEN	1
 #define SEFA_NUM_COMP_VECTORS	1
@@ -92,6 +101,7 @@ struct sefa_device {
 	uint8_t gid[16];
 	uint16_t lid;
 	uint16_t sm_lid;
+	uint32_t cap_mask;		/* port 1's PortInfo:CapabilityMask */
 	const struct sefa_profile *profile;
 
 	/* The device's object tables, under the daemon lock. */
