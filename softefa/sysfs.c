@@ -186,6 +186,19 @@ static int sysfs_root(const struct sefa_daemon *d, char *sys, size_t len)
 	return 0;
 }
 
+/* The port's capability mask changed (an SM came or went). */
+int sefa_sysfs_port_update(const struct sefa_daemon *d,
+			   const struct sefa_device *dev)
+{
+	char sys[PATH_MAX], port[96];
+	int ret = sysfs_root(d, sys, sizeof(sys));
+
+	if (ret)
+		return ret;
+	snprintf(port, sizeof(port), "class/infiniband/%s/ports/1", dev->name);
+	return put(sys, port, "cap_mask", "0x%08x", dev->cap_mask);
+}
+
 int sefa_sysfs_create(const struct sefa_daemon *d)
 {
 	char sys[PATH_MAX];
