@@ -343,10 +343,18 @@ static void port_recv(struct sefa_mad_port *port, const struct mad_pkt *pkt)
 		mad_deliver_done(agent, r, pkt);
 		return;
 	}
-	/* a response completes its request: the response first */
+	/*
+	 * A response completes its request: the response first.  Unmatched
+	 * ones are dropped, except RMPP traffic for an agent that runs RMPP
+	 * itself (or not at all): its ACKs and aborts are the user's.
+	 */
 	s = find_send(agent, pkt);
 	if (!s) {
-		free(r);
+		if (!rmpp_agent(agent) && mad_is_rmpp_class(m[MAD_OFF_CLASS]) &&
+		    (m[RMPP_OFF_RTIME_FLAGS] & RMPP_FLAG_ACTIVE))
+			mad_deliver_done(agent, r, pkt);
+		else
+			free(r);
 		return;
 	}
 	mad_deliver_done(agent, r, pkt);

@@ -4,7 +4,8 @@
  * byte through /dev/infiniband/umadN: registration rules and errnos, the
  * header layouts, TID rewriting and response routing, timeouts after
  * retries, the read() buffer rules, undelivered classes, malformed writes,
- * issmN, and a 20 KiB RMPP message to an agent in another process and back.
+ * issmN, a 20 KiB RMPP message to an agent in another process and back,
+ * RMPP aborts and an RMPP send nobody acknowledges.
  * Run under "softefa exec".
  */
 #define _GNU_SOURCE
@@ -581,6 +582,78 @@ START_TEST(rmpp_between_processes)
 }
 END_TEST
 
+/*
+ * Segments a kernel-RMPP receiver refuses: it answers with an ABORT, which
+ * a user-RMPP sender reads although it matches no request.
+ */
+START_TEST(rmpp_aborts)
+{
+	static const struct {
+		uint8_t version, type, flags;
+		uint32_t seg;
+		uint8_t status;
+	} bad[] = {
+		{ 1, 1, 1, 2, 120 },		/* no FIRST: BAD_SEG */
+		{ 2, 1, 3, 1, 125 },		/* version: UNV */
+		{ 1, 9, 3, 1, 121 },		/* type: BADT */
+	};
+	int srv = umad_open(1), cli = umad_open(0);
+	int s = reg2(srv, 1, RMPP_CLASS, 1, 1, OUI, 1 << METHOD_GET);
+	struct ib_user_mad_reg_req2 r = {
+		.qpn = 1, .mgmt_class = RMPP_CLASS, .mgmt_class_version = 1,
+		.oui = OUI, .rmpp_version = 1, .flags = IB_USER_MAD_USER_RMPP,
+	};
+	struct umad u;
+	uint32_t seg;
+	size_t i;
+
+	ck_assert_int_ge(s, 0);
+	ck_assert_int_eq(ioctl(cli, IB_USER_MAD_REGISTER_AGENT2, &r), 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		mad_init(&u, r.id, lid_of(1), RMPP_CLASS, METHOD_GET, 100 + i);
+		u.mad[24] = bad[i].version;
+		u.mad[25] = bad[i].type;
+		u.mad[26] = bad[i].flags;
+		seg = htobe32(bad[i].seg);
+		memcpy(u.mad + 28, &seg, 4);
+		ck_assert_int_eq(send_umad(cli, &u, 0, 0), (ssize_t)sizeof(u));
+		ck_assert_int_eq(recv_umad(cli, &u, sizeof(u)),
+				 (ssize_t)sizeof(u));
+		ck_assert_int_eq(u.mad[3], METHOD_RESP | METHOD_GET);
+		ck_assert_int_eq(u.mad[25], 4);			/* ABORT */
+		ck_assert_int_eq(u.mad[27], bad[i].status);
+		ck_assert_uint_eq(tid_of(u.mad) & 0xffffffff, 100 + i);
+	}
+	ck_assert(!readable(srv, 0));
+	close(srv);
+	close(cli);
+}
+END_TEST
+
+/* An RMPP send nobody ACKs: each window waits timeout_ms, then retries. */
+START_TEST(rmpp_unacked_times_out)
+{
+	int fd = umad_open(0);
+	int a = reg2(fd, 1, RMPP_CLASS, 1, 1, OUI, 0);
+	uint8_t *msg = rmpp_msg(a, 77, METHOD_GET, 0x77, 2000, 0);
+	struct umad *u = (struct umad *)msg;
+	uint64_t t0 = now_ms();
+
+	ck_assert_int_ge(a, 0);
+	u->hdr.timeout_ms = 100;
+	u->hdr.retries = 2;
+	ck_assert_int_eq(write(fd, msg, HDR + 40 + 2000),
+			 (ssize_t)(HDR + 40 + 2000));
+	ck_assert(readable(fd, 5000));
+	ck_assert_uint_ge(now_ms() - t0, 290);
+	ck_assert_int_eq(read(fd, msg, HDR + 40 + 2000), HDR + 24);
+	ck_assert_int_eq(u->hdr.status, ETIMEDOUT);
+	ck_assert_uint_eq(tid_of(u->mad) & 0xffffffff, 0x77);
+	free(msg);
+	close(fd);
+}
+END_TEST
+
 static Suite *umad_suite(void)
 {
 	Suite *s = suite_create("umad_raw");
@@ -596,6 +669,8 @@ static Suite *umad_suite(void)
 	tcase_add_test(tc, blocking_read);
 	tcase_add_test(tc, issm_holds_sm_bit);
 	tcase_add_test(tc, rmpp_between_processes);
+	tcase_add_test(tc, rmpp_aborts);
+	tcase_add_test(tc, rmpp_unacked_times_out);
 	suite_add_tcase(s, tc);
 	return s;
 }
