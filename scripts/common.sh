@@ -9,7 +9,7 @@ PACKAGES=(
 	libibverbs-dev ibverbs-utils ibverbs-providers
 	libnl-3-dev libnl-route-3-dev
 	check libsubunit-dev
-	pandoc man-db perftest
+	pandoc man-db perftest infiniband-diags
 	iproute2
 )
 

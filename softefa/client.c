@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,27 +111,29 @@ int sefa_client_install_fd(struct sefa_client *c, int fd, int *client_fd)
 	return 0;
 }
 
+static int64_t uverbs_call(struct sefa_client *c, const struct sefa_req *req)
+{
+	switch (req->op) {
+	case SEFA_OP_WRITE:
+		return sefa_uverbs_write(c, req->addr, req->len);
+	case SEFA_OP_IOCTL:
+		return sefa_uverbs_ioctl(c, req->arg, req->addr);
+	case SEFA_OP_MMAP:
+		return c->has_ucontext ?
+		       sefa_uverbs_mmap(c, req->arg, req->len, req->addr) :
+		       -EINVAL;
+	default:
+		return -EINVAL;
+	}
+}
+
 /* One system call on the device, under the daemon lock like the kernel's. */
 static int64_t dispatch(struct sefa_client *c, const struct sefa_req *req)
 {
 	int64_t ret;
 
 	pthread_mutex_lock(&c->d->lock);
-	switch (req->op) {
-	case SEFA_OP_WRITE:
-		ret = sefa_uverbs_write(c, req->addr, req->len);
-		break;
-	case SEFA_OP_IOCTL:
-		ret = sefa_uverbs_ioctl(c, req->arg, req->addr);
-		break;
-	case SEFA_OP_MMAP:
-		ret = c->has_ucontext ?
-		      sefa_uverbs_mmap(c, req->arg, req->len, req->addr) :
-		      -EINVAL;
-		break;
-	default:
-		ret = -EINVAL;
-	}
+	ret = c->umad ? sefa_umad_call(c, req) : uverbs_call(c, req);
 	pthread_mutex_unlock(&c->d->lock);
 	if (ret < 0 && c->d->verbose)
 		fprintf(stderr,
@@ -155,6 +158,18 @@ static void serve_device(struct sefa_client *c)
 			       ret < 0 ? (int)-ret : 0))
 			return;
 	}
+}
+
+static int open_umad(struct sefa_client *c, const struct sefa_req *req)
+{
+	int ret;
+
+	pthread_mutex_lock(&c->d->lock);
+	ret = req->arg >= SEFA_MAX_DEVICES ? -ENXIO :
+	      sefa_umad_open(c, req->arg, req->op == SEFA_OP_OPEN_ISSM,
+			     req->addr & O_NONBLOCK);
+	pthread_mutex_unlock(&c->d->lock);
+	return ret;
 }
 
 static void status_text(struct sefa_daemon *d, char *buf, size_t len)
@@ -316,6 +331,11 @@ static void *client_thread(void *arg)
 		} else {
 			send_reply(c, SEFA_REPLY_DONE, -1, ENXIO);
 		}
+	} else if (!ret && (req.op == SEFA_OP_OPEN_UMAD ||
+			    req.op == SEFA_OP_OPEN_ISSM)) {
+		ret = open_umad(c, &req);
+		if (!send_reply(c, SEFA_REPLY_DONE, ret ? -1 : 0, -ret) && !ret)
+			serve_device(c);
 	} else if (!ret && req.op == SEFA_OP_CTL) {
 		serve_control(c, &req);
 	} else if (ret != -EPIPE) {
@@ -324,6 +344,7 @@ static void *client_thread(void *arg)
 
 	client_unlink(c);
 	pthread_mutex_lock(&c->d->lock);
+	sefa_umad_close(c);
 	sefa_client_release(c);
 	pthread_mutex_unlock(&c->d->lock);
 	close(c->sock);

@@ -53,6 +53,8 @@ int sefa_devices_init(struct sefa_daemon *d, unsigned int ndev)
 		dev->gid[1] = 0x80;
 		for (b = 0; b < 8; b++)
 			dev->gid[8 + b] = dev->node_guid >> (56 - 8 * b);
+		if (d->profile->has_mad)
+			dev->cap_mask = SEFA_CA_CAP_MASK;
 		if (d->profile->has_lid) {
 			/* The daemon is the subnet manager, at LID 1. */
 			dev->lid = 1 + d->host_id * SEFA_MAX_DEVICES + i + 1;

@@ -887,7 +887,7 @@ static unsigned int engine_pass(struct sefa_daemon *d)
 				work += retry_pending(qp, now);
 		}
 	}
-	return work;
+	return work + sefa_mad_tick(d);
 }
 
 /*

@@ -1,20 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * libsoftefa-preload.so: makes /dev/infiniband/uverbsN of a SoftEFA host
- * look like a character device to an unmodified process.
+ * libsoftefa-preload.so: makes /dev/infiniband/{uverbs,umad,issm}N of a
+ * SoftEFA host look like character devices to an unmodified process.
  *
- * RDMA netlink is refused so libibverbs reads the daemon's sysfs tree; the
- * device node is reported as the uverbs cdev; open() connects to softefad,
- * and write()/ioctl() on that fd are forwarded as (call, pointer, length).
- * The shim understands no verbs: the daemon reads and writes this process's
- * memory itself.
+ * RDMA netlink is refused so libibverbs reads the daemon's sysfs tree
+ * (SYSFS_PATH); libibumad hard-codes /sys/class/infiniband{,_mad}, so those
+ * paths are redirected there for the calls it uses (open, stat, opendir,
+ * scandir), as ibsim's umad2sim does.  A device node is reported as its
+ * cdev; open() connects to softefad, and read()/write()/ioctl() on that fd
+ * are forwarded as (call, pointer, length).  The shim understands no verbs
+ * and no MADs: the daemon reads and writes this process's memory itself.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/netlink.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -35,14 +39,38 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-#define DEV_PREFIX	"/dev/infiniband/uverbs"
+#define DEV_PREFIX	"/dev/infiniband/"
+#define SYS_PREFIX	"/sys/class/infiniband"
 #define FD_PAGE_BITS	10
 #define FD_PAGE_SIZE	(1 << FD_PAGE_BITS)
 #define FD_PAGES	64
 
-/* One open of a uverbs node; dup()ed fds share it, as they share a file. */
+/* The device nodes the daemon stands behind. */
+enum node_kind { NODE_UVERBS, NODE_UMAD, NODE_ISSM };
+
+static const struct {
+	const char *name;
+	unsigned int major, minor_base;
+	uint32_t open_op;
+} nodes[] = {
+	[NODE_UVERBS] = { "uverbs", SEFA_UVERBS_MAJOR, SEFA_UVERBS_BASE_MINOR,
+			  SEFA_OP_OPEN },
+	[NODE_UMAD] = { "umad", SEFA_UMAD_MAJOR, SEFA_UMAD_BASE_MINOR,
+			SEFA_OP_OPEN_UMAD },
+	[NODE_ISSM] = { "issm", SEFA_UMAD_MAJOR, SEFA_ISSM_BASE_MINOR,
+			SEFA_OP_OPEN_ISSM },
+};
+
+/*
+ * One open of a device node; dup()ed fds share it, as they share a file.
+ * The fd the process holds is the connection to the daemon, except for
+ * umadN: there it is the file's readiness socket (proto.h), so poll()
+ * works, and the connection is one more fd of ours.
+ */
 struct shim_file {
-	unsigned int index;	/* uverbsN */
+	enum node_kind kind;
+	unsigned int index;	/* the N of the node */
+	int conn;		/* umad: the connection; else -1, the fd is */
 	unsigned int refs;	/* fds naming it, under files_lock */
 	pthread_mutex_t lock;	/* one system call on the wire at a time */
 };
@@ -71,6 +99,20 @@ static int (*real_socket)(int, int, int);
 static int (*real_fstatat)(int, const char *, struct stat *, int);
 static int (*real_fstat)(int, struct stat *);
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
+static int (*real_statx)(int, const char *, int, unsigned int,
+			 struct statx *);
+static DIR *(*real_opendir)(const char *);
+static FILE *(*real_fopen)(const char *, const char *);
+static FILE *(*real_fopen64)(const char *, const char *);
+typedef int (*filter_fn)(const struct dirent *);
+typedef int (*compar_fn)(const struct dirent **, const struct dirent **);
+static int (*real_scandir)(const char *, struct dirent ***, filter_fn,
+			   compar_fn);
+typedef int (*filter64_fn)(const struct dirent64 *);
+typedef int (*compar64_fn)(const struct dirent64 **,
+			   const struct dirent64 **);
+static int (*real_scandir64)(const char *, struct dirent64 ***, filter64_fn,
+			     compar64_fn);
 
 static void *next_sym(const char *name)
 {
@@ -99,6 +141,12 @@ static void shim_init(void)
 	real_fstatat = next_sym("fstatat");
 	real_fstat = next_sym("fstat");
 	real_mmap = next_sym("mmap");
+	real_statx = next_sym("statx");
+	real_opendir = next_sym("opendir");
+	real_fopen = next_sym("fopen");
+	real_fopen64 = next_sym("fopen64");
+	real_scandir = next_sym("scandir");
+	real_scandir64 = next_sym("scandir64");
 
 	if (sefa_run_dir(run_dir, sizeof(run_dir)))
 		run_dir[0] = 0;
@@ -161,41 +209,78 @@ static int file_set(int fd, struct shim_file *f)
 	return 0;
 }
 
-/* "/dev/infiniband/uverbsN" -> N, else -1. */
-static int uverbs_index(const char *path)
+/* "/dev/infiniband/<node>N": which node, and N; else -1. */
+static int node_parse(const char *path, enum node_kind *kind)
 {
 	const char *p;
+	size_t i, n;
 	char *end;
-	long n;
+	long index;
 
 	if (!path || strncmp(path, DEV_PREFIX, sizeof(DEV_PREFIX) - 1))
 		return -1;
-	p = path + sizeof(DEV_PREFIX) - 1;
-	if (*p < '0' || *p > '9')
-		return -1;
-	n = strtol(p, &end, 10);
-	if (*end || n >= SEFA_MAX_DEVICES)
-		return -1;
-	return (int)n;
+	path += sizeof(DEV_PREFIX) - 1;
+	for (i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
+		n = strlen(nodes[i].name);
+		if (strncmp(path, nodes[i].name, n))
+			continue;
+		p = path + n;
+		if (*p < '0' || *p > '9')
+			return -1;
+		index = strtol(p, &end, 10);
+		if (*end || index >= SEFA_MAX_DEVICES)
+			return -1;
+		*kind = i;
+		return (int)index;
+	}
+	return -1;
+}
+
+/*
+ * libibumad's sysfs paths, moved into the daemon's tree: returns @path
+ * itself when it is not one of them (or there is no daemon to ask).
+ */
+static const char *sys_redirect(const char *path, char *buf, size_t len)
+{
+	static const char *const classes[] = { "", "_mad", "_verbs" };
+	const char *rest;
+	size_t i, n;
+
+	if (!path || !run_dir[0] ||
+	    strncmp(path, SYS_PREFIX, sizeof(SYS_PREFIX) - 1))
+		return path;
+	rest = path + sizeof(SYS_PREFIX) - 1;
+	for (i = 0; i < sizeof(classes) / sizeof(classes[0]); i++) {
+		n = strlen(classes[i]);
+		if (strncmp(rest, classes[i], n) ||
+		    (rest[n] && rest[n] != '/'))
+			continue;
+		if (snprintf(buf, len, "%s/" SEFA_SYSFS_DIR "%s", run_dir,
+			     path + sizeof("/sys") - 1) >= (int)len)
+			return path;
+		return buf;
+	}
+	return path;
 }
 
 /* The daemon's stand-in for the node, present while the device is. */
-static int fake_cdev_stat(unsigned int index, struct stat *st)
+static int fake_cdev_stat(enum node_kind kind, unsigned int index,
+			  struct stat *st)
 {
 	char path[PATH_MAX];
 
 	ensure_init();
 	if (!run_dir[0] ||
-	    snprintf(path, sizeof(path), "%s/" SEFA_DEV_DIR "/uverbs%u",
-		     run_dir, index) >= (int)sizeof(path)) {
+	    snprintf(path, sizeof(path), "%s/" SEFA_DEV_DIR "/%s%u",
+		     run_dir, nodes[kind].name, index) >= (int)sizeof(path)) {
 		errno = ENOENT;
 		return -1;
 	}
 	if (real_fstatat(AT_FDCWD, path, st, 0))
 		return -1;
 	st->st_mode = S_IFCHR | 0666;
-	st->st_rdev = makedev(SEFA_UVERBS_MAJOR,
-			      SEFA_UVERBS_BASE_MINOR + index);
+	st->st_rdev = makedev(nodes[kind].major,
+			      nodes[kind].minor_base + index);
 	st->st_size = 0;
 	return 0;
 }
@@ -283,8 +368,10 @@ static int64_t shim_call(int fd, uint32_t op, uint64_t arg, uint64_t addr,
 	if (f) {
 		err = EIO;
 		pthread_mutex_lock(&f->lock);
-		ret = shim_send(fd, op, arg, addr, len) ? -1 :
-		      shim_wait(fd, &err, keep_fd);
+		int sock = f->conn >= 0 ? f->conn : fd;
+
+		ret = shim_send(sock, op, arg, addr, len) ? -1 :
+		      shim_wait(sock, &err, keep_fd);
 		pthread_mutex_unlock(&f->lock);
 	}
 	pthread_rwlock_unlock(&files_lock);
@@ -303,6 +390,8 @@ static void file_drop(int fd)
 	file_set(fd, NULL);
 	if (--f->refs)
 		return;
+	if (f->conn >= 0)
+		real_close(f->conn);
 	pthread_mutex_destroy(&f->lock);
 	free(f);
 }
@@ -336,30 +425,42 @@ static int daemon_connect(int cloexec)
 	return fd;
 }
 
-static int open_uverbs(unsigned int index, int flags)
+static int open_node(enum node_kind kind, unsigned int index, int flags)
 {
 	struct shim_file *f;
 	int64_t ret;
-	int fd, err;
+	int sock, fd, err, ready = -1;
 
 	f = calloc(1, sizeof(*f));
 	if (!f) {
 		errno = ENOMEM;
 		return -1;
 	}
+	f->kind = kind;
 	f->index = index;
+	f->conn = -1;
 	pthread_mutex_init(&f->lock, NULL);
 
 	f->refs = 1;
-	fd = daemon_connect(flags & O_CLOEXEC);
-	if (fd < 0)
+	sock = daemon_connect(flags & O_CLOEXEC);
+	if (sock < 0)
 		goto err_free;
 	err = EIO;
-	ret = shim_send(fd, SEFA_OP_OPEN, index, 0, 0) ? -1 :
-	      shim_wait(fd, &err, NULL);
-	if (ret < 0) {
-		errno = err;
+	ret = shim_send(sock, nodes[kind].open_op, index, (unsigned int)flags,
+			0) ? -1 : shim_wait(sock, &err, &ready);
+	if (ret < 0 || (kind == NODE_UMAD) != (ready >= 0)) {
+		errno = ret < 0 ? err : EIO;
 		goto err_close;
+	}
+	fd = sock;
+	if (ready >= 0) {
+		/* what the process asked for goes to the fd it gets */
+		if (!(flags & O_CLOEXEC))
+			real_fcntl(ready, F_SETFD, 0);
+		if (flags & O_NONBLOCK)
+			real_fcntl(ready, F_SETFL, O_NONBLOCK);
+		f->conn = sock;
+		fd = ready;
 	}
 	pthread_rwlock_wrlock(&files_lock);
 	err = file_set(fd, f);
@@ -372,7 +473,9 @@ static int open_uverbs(unsigned int index, int flags)
 
 err_close:
 	err = errno;
-	real_close(fd);
+	if (ready >= 0)
+		real_close(ready);
+	real_close(sock);
 	errno = err;
 err_free:
 	pthread_mutex_destroy(&f->lock);
@@ -382,11 +485,15 @@ err_free:
 
 static int do_open(int dirfd, const char *path, int flags, mode_t mode)
 {
-	int index = uverbs_index(path);
+	char buf[PATH_MAX];
+	enum node_kind kind;
+	int index;
 
 	ensure_init();
+	index = node_parse(path, &kind);
 	if (index >= 0)
-		return open_uverbs(index, flags);
+		return open_node(kind, index, flags);
+	path = sys_redirect(path, buf, sizeof(buf));
 	if (flags & (O_CREAT | O_TMPFILE))
 		return real_openat(dirfd, path, flags, mode);
 	return real_openat(dirfd, path, flags);
@@ -463,12 +570,92 @@ EXPORT int __openat_2(int dirfd, const char *path, int flags)
 
 static int do_fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
-	int index = uverbs_index(path);
+	char buf[PATH_MAX];
+	enum node_kind kind;
+	int index;
 
 	ensure_init();
+	index = node_parse(path, &kind);
 	if (index >= 0)
-		return fake_cdev_stat(index, st);
-	return real_fstatat(dirfd, path, st, flags);
+		return fake_cdev_stat(kind, index, st);
+	return real_fstatat(dirfd, sys_redirect(path, buf, sizeof(buf)), st,
+			    flags);
+}
+
+/* coreutils and friends ask statx(). */
+EXPORT int statx(int dirfd, const char *path, int flags, unsigned int mask,
+		 struct statx *stx)
+{
+	char buf[PATH_MAX];
+	enum node_kind kind;
+	struct stat st;
+	int index;
+
+	ensure_init();
+	index = node_parse(path, &kind);
+	if (index < 0)
+		return real_statx(dirfd, sys_redirect(path, buf, sizeof(buf)),
+				  flags, mask, stx);
+	if (fake_cdev_stat(kind, index, &st))
+		return -1;
+	memset(stx, 0, sizeof(*stx));
+	stx->stx_mask = STATX_TYPE | STATX_MODE | STATX_INO | STATX_NLINK;
+	stx->stx_mode = st.st_mode;
+	stx->stx_ino = st.st_ino;
+	stx->stx_nlink = st.st_nlink;
+	stx->stx_rdev_major = major(st.st_rdev);
+	stx->stx_rdev_minor = minor(st.st_rdev);
+	stx->stx_dev_major = major(st.st_dev);
+	stx->stx_dev_minor = minor(st.st_dev);
+	return 0;
+}
+
+/*
+ * glibc opens files inside fopen() and directories inside opendir() and
+ * scandir(), out of our reach.
+ */
+EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	char buf[PATH_MAX];
+
+	ensure_init();
+	return real_fopen(sys_redirect(path, buf, sizeof(buf)), mode);
+}
+
+EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+	char buf[PATH_MAX];
+
+	ensure_init();
+	return real_fopen64(sys_redirect(path, buf, sizeof(buf)), mode);
+}
+
+EXPORT DIR *opendir(const char *path)
+{
+	char buf[PATH_MAX];
+
+	ensure_init();
+	return real_opendir(sys_redirect(path, buf, sizeof(buf)));
+}
+
+EXPORT int scandir(const char *path, struct dirent ***list, filter_fn filter,
+		   compar_fn compar)
+{
+	char buf[PATH_MAX];
+
+	ensure_init();
+	return real_scandir(sys_redirect(path, buf, sizeof(buf)), list, filter,
+			    compar);
+}
+
+EXPORT int scandir64(const char *path, struct dirent64 ***list,
+		     filter64_fn filter, compar64_fn compar)
+{
+	char buf[PATH_MAX];
+
+	ensure_init();
+	return real_scandir64(sys_redirect(path, buf, sizeof(buf)), list,
+			      filter, compar);
 }
 
 EXPORT int stat(const char *path, struct stat *st)
@@ -509,7 +696,7 @@ EXPORT int fstat(int fd, struct stat *st)
 
 	ensure_init();
 	if (f)
-		return fake_cdev_stat(f->index, st);
+		return fake_cdev_stat(f->kind, f->index, st);
 	return real_fstat(fd, st);
 }
 
@@ -529,15 +716,32 @@ EXPORT ssize_t write(int fd, const void *buf, size_t count)
 	return shim_call(fd, SEFA_OP_WRITE, 0, (uintptr_t)buf, count, NULL);
 }
 
-/* A uverbs fd has no read(): never block on the socket behind it. */
+/*
+ * umad read(): the daemon never blocks, so a blocking fd waits here until
+ * the readiness socket says a MAD is queued, and asks again.  uverbs and
+ * issm files have no read(): never block on the socket behind them.
+ */
 EXPORT ssize_t read(int fd, void *buf, size_t count)
 {
-	if (file_get(fd)) {
+	struct shim_file *f = file_get(fd);
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+
+	ensure_init();
+	if (!f)
+		return real_read(fd, buf, count);
+	if (f->kind != NODE_UMAD) {
 		errno = EINVAL;
 		return -1;
 	}
-	ensure_init();
-	return real_read(fd, buf, count);
+	for (;;) {
+		n = shim_call(fd, SEFA_OP_READ, 0, (uintptr_t)buf, count, NULL);
+		if (n >= 0 || errno != EAGAIN ||
+		    (real_fcntl(fd, F_GETFL) & O_NONBLOCK))
+			return n;
+		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+			return -1;
+	}
 }
 
 EXPORT int ioctl(int fd, unsigned long request, ...)

@@ -65,6 +65,7 @@ static const struct sefa_profile profiles[] = {
 		.node_type_str = "1: CA",
 		.link_layer = IBV_LINK_LAYER_INFINIBAND,
 		.has_lid = true,
+		.has_mad = true,
 		.vendor_part_id = 0xefa2,
 		.mr_ic_ids = true,
 		.device_caps = EFA_CAPS | SEFA_QUERY_DEVICE_CAPS_RC |

@@ -26,13 +26,30 @@
 #define SEFA_UVERBS_BASE_MINOR	192
 #define SEFA_MAX_DEVICES	16
 
+/*
+ * ib_umad's nodes, one pair per port: umadN (minor N) and issmN (minor
+ * 64 + N), major 231 like the kernel's.  N is the device index here, as
+ * every SoftEFA device has one port.
+ */
+#define SEFA_UMAD_MAJOR		231
+#define SEFA_UMAD_BASE_MINOR	0
+#define SEFA_ISSM_BASE_MINOR	64
+#define SEFA_UMAD_ABI_VERSION	5
+
+/*
+ * The first message of a connection says what it is: an open of a node
+ * (arg: its index N, addr: the open(2) flags) or a control request.
+ */
 enum sefa_op {
-	SEFA_OP_OPEN = 1,	/* arg: device index; first message only */
+	SEFA_OP_OPEN = 1,	/* uverbsN */
 	SEFA_OP_WRITE,		/* addr, len: write(2) on the device fd */
 	SEFA_OP_IOCTL,		/* arg: request, addr: argument */
 	SEFA_OP_FD_NUM,		/* arg: fd number the shim installed */
-	SEFA_OP_CTL,		/* arg: enum sefa_ctl; first message only */
+	SEFA_OP_CTL,		/* arg: enum sefa_ctl */
 	SEFA_OP_MMAP,		/* arg: offset (key), len, addr: flags */
+	SEFA_OP_OPEN_UMAD,	/* umadN */
+	SEFA_OP_OPEN_ISSM,	/* issmN: answered once the port's SM is ours */
+	SEFA_OP_READ,		/* addr, len: read(2), never blocks */
 };
 
 enum sefa_ctl {
@@ -61,6 +78,17 @@ enum sefa_reply_type {
 	/* Control answer: text follows the header in the same message. */
 	SEFA_REPLY_TEXT,
 };
+
+/*
+ * umadN: the open hands over (SEFA_REPLY_FD) one end of a socket pair, the
+ * file's readiness, and that is the fd the process gets; the connection
+ * stays the shim's.  The daemon keeps exactly one byte in it while MADs
+ * are queued and none otherwise, adjusting it under its lock before it
+ * answers the call that changed the queue, so poll(), select() and epoll
+ * on the fd mean what they mean on a real umad fd.  read() never blocks in
+ * the daemon: with nothing queued it is EAGAIN, and the shim, for a
+ * blocking fd, waits for POLLIN and asks again.
+ */
 
 struct sefa_reply {
 	uint32_t type;

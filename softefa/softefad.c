@@ -23,6 +23,7 @@
 
 static struct sefa_daemon daemon_state = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.sm_cond = PTHREAD_COND_INITIALIZER,
 	.stop_pipe = { -1, -1 },
 };
 
@@ -305,7 +306,7 @@ int main(int argc, char **argv)
 			netdev ? netdev : "", strerror(-ret));
 		return 1;
 	}
-	if (sefa_devices_init(d, ndev)) {
+	if (sefa_devices_init(d, ndev) || sefa_mad_init(d)) {
 		fprintf(stderr, "softefad: out of memory\n");
 		return 1;
 	}

@@ -27,6 +27,7 @@ struct sefa_profile {
 	const char *node_type_str;	/* sysfs node_type text */
 	uint8_t link_layer;		/* IBV_LINK_LAYER_* */
 	bool has_lid;			/* ports get LIDs from the daemon's SM */
+	bool has_mad;			/* umad/issm nodes, QP0/QP1 MAD service */
 	uint16_t vendor_part_id;
 	uint32_t max_qp;
 	uint32_t max_qp_wr;
@@ -60,6 +61,15 @@ struct sefa_profile {
 const struct sefa_profile *sefa_profile_find(const char *name);
 
 #define SEFA_VENDOR_ID		0x1d0f
+#define SEFA_HW_REV		1
+
+/* PortInfo:CapabilityMask bits of an InfiniBand-style port. */
+#define SEFA_CAP_IS_SM			(1U << 1)
+#define SEFA_CAP_SYS_IMAGE_GUID		(1U << 11)
+#define SEFA_CAP_EXT_SPEEDS		(1U << 14)
+#define SEFA_CAP_VENDOR_CLASS		(1U << 20)
+#define SEFA_CA_CAP_MASK	(SEFA_CAP_SYS_IMAGE_GUID | SEFA_CAP_EXT_SPEEDS | \
+				 SEFA_CAP_VENDOR_CLASS)
 #define SEFA_GID_TBL_LEN	1
 #define SEFA_PKEY_TBL_LEN	1
 #define SEFA_NUM_COMP_VECTORS	1
@@ -73,6 +83,9 @@ const struct sefa_profile *sefa_profile_find(const char *name);
 struct sefa_qp;
 struct sefa_mr;
 struct sefa_ah;
+struct sefa_mad_port;
+struct mad_pkt;
+struct umad_file;
 
 /* Per-device packet counters, also kept per QP. */
 struct sefa_counters {
@@ -92,7 +105,9 @@ struct sefa_device {
 	uint8_t gid[16];
 	uint16_t lid;
 	uint16_t sm_lid;
+	uint32_t cap_mask;		/* port 1's PortInfo:CapabilityMask */
 	const struct sefa_profile *profile;
+	struct sefa_mad_port *mad;	/* QP0/QP1 of port 1, when has_mad */
 
 	/* The device's object tables, under the daemon lock. */
 	struct sefa_qp *qp[SEFA_MAX_QP_IDX];
@@ -138,6 +153,14 @@ struct sefa_daemon {
 	struct sefa_client *clients;
 	unsigned int nclients;
 	int stop_pipe[2];
+
+	/* The MAD layer (mad.h), when the profile has one. */
+	struct sefa_mad_port *sm_port;	/* the daemon's SM/SA */
+	pthread_cond_t sm_cond;		/* an issmN was closed */
+	struct mad_pkt *mad_wire;	/* MADs in flight, in order */
+	struct mad_pkt **mad_wire_tail;
+	bool mad_draining;
+	uint32_t mad_next_hi_tid;
 };
 
 /* A memory region the client may mmap. */
@@ -184,10 +207,14 @@ struct sefa_uobj {
 	unsigned int usecnt;	/* objects that point at this one */
 };
 
-/* An open uverbs fd: the kernel's ib_uverbs_file. */
+/*
+ * A connection: an open uverbs fd (the kernel's ib_uverbs_file), an open
+ * umadN or issmN, or a control request.
+ */
 struct sefa_client {
 	struct sefa_daemon *d;
 	struct sefa_device *dev;	/* NULL for control connections */
+	struct umad_file *umad;		/* umadN and issmN */
 	int sock;
 	pid_t pid;
 	uid_t uid;
@@ -530,11 +557,21 @@ int sefa_client_install_fd(struct sefa_client *c, int fd, int *client_fd);
 int sefa_client_start(struct sefa_daemon *d, int sock);
 void sefa_clients_shutdown(struct sefa_daemon *d);
 
+/* mad.c: the MAD layer; umad.c: the umad and issm files */
+int sefa_mad_init(struct sefa_daemon *d);
+unsigned int sefa_mad_tick(struct sefa_daemon *d);
+int sefa_umad_open(struct sefa_client *c, unsigned int index, bool issm,
+		   bool nonblock);
+int64_t sefa_umad_call(struct sefa_client *c, const struct sefa_req *req);
+void sefa_umad_close(struct sefa_client *c);
+
 /* netdev.c */
 int sefa_netdev_lookup(const char *name, struct sefa_netdev *nd);
 
 /* sysfs.c */
 int sefa_sysfs_create(const struct sefa_daemon *d);
+int sefa_sysfs_port_update(const struct sefa_daemon *d,
+			   const struct sefa_device *dev);
 void sefa_sysfs_remove(const struct sefa_daemon *d);
 
 /* device.c */

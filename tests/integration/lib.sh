@@ -5,6 +5,8 @@ set -euo pipefail
 BUILD=${1:?build directory}
 shift
 SOFTEFA="$BUILD/bin/softefa"
+# infiniband-diags live in sbin
+PATH=$PATH:/usr/sbin:/sbin
 RUN=$(mktemp -d /tmp/softefa-test.XXXXXX)
 
 fail() {

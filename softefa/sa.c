@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The daemon's subnet manager: it assigned the LIDs (device.c) and sits at
+ * SEFA_SM_LID, where its SA answers NodeRecord and PathRecord queries (Get
+ * and GetTable, the table through kernel RMPP) and its port SMInfo
+ * (mad_local.c).  The subnet is this daemon's devices.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "mad.h"
+
+#define SA_CLASS_VERSION	2
+#define SA_METHOD_GET_TABLE_RESP	(MAD_METHOD_RESP | MAD_METHOD_GET_TABLE)
+#define SA_ERR_NO_RECORDS	(3 << 8)
+#define SA_ERR_TOO_MANY_RECORDS	(4 << 8)
+
+enum {
+	SA_ATTR_NODE_RECORD = 0x0011,
+	SA_ATTR_PATH_RECORD = 0x0035,
+};
+
+#define NODE_RECORD_LEN		108
+#define PATH_RECORD_LEN		64
+#define MAX_RECORD_LEN		112	/* slots are whole 8-byte units */
+
+/* A component of a record that a query's component mask may select. */
+struct sa_field {
+	uint8_t bit;
+	uint8_t off;
+	uint8_t len;
+};
+
+static const struct sa_field node_fields[] = {
+	{ 0, 0, 2 },		/* LID */
+	{ 4, 6, 1 },		/* NodeType */
+	{ 6, 8, 8 },		/* SystemImageGUID */
+	{ 7, 16, 8 },		/* NodeGUID */
+	{ 8, 24, 8 },		/* PortGUID */
+	{ 14, 44, 64 },		/* NodeDescription */
+	{}
+};
+
+static const struct sa_field path_fields[] = {
+	{ 2, 8, 16 },		/* DGID */
+	{ 3, 24, 16 },		/* SGID */
+	{ 4, 40, 2 },		/* DLID */
+	{ 5, 42, 2 },		/* SLID */
+	{ 13, 50, 2 },		/* P_Key */
+	{}
+};
+
+struct sa_query {
+	const uint8_t *tmpl;	/* the request's record */
+	uint64_t comp_mask;
+	const struct sa_field *fields;
+	size_t rec_len;
+	size_t slot;		/* rec_len rounded up to 8 bytes */
+	uint8_t *out;		/* matching records, slot bytes apart */
+	unsigned int n;
+};
+
+static bool matches(const struct sa_query *q, const uint8_t *rec)
+{
+	const struct sa_field *f;
+
+	for (f = q->fields; f->len; f++)
+		if ((q->comp_mask & (1ULL << f->bit)) &&
+		    memcmp(q->tmpl + f->off, rec + f->off, f->len))
+			return false;
+	return true;
+}
+
+static int add_record(struct sa_query *q, const uint8_t *rec)
+{
+	uint8_t *grown;
+
+	if (!matches(q, rec))
+		return 0;
+	grown = realloc(q->out, (q->n + 1) * q->slot);
+	if (!grown)
+		return -ENOMEM;
+	q->out = grown;
+	memset(q->out + q->n * q->slot, 0, q->slot);
+	memcpy(q->out + q->n * q->slot, rec, q->rec_len);
+	q->n++;
+	return 0;
+}
+
+static int node_records(struct sefa_daemon *d, struct sa_query *q)
+{
+	uint8_t rec[NODE_RECORD_LEN];
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < d->ndev; i++) {
+		const struct sefa_device *dev = &d->dev[i];
+		uint8_t *ni = rec + 4;
+
+		memset(rec, 0, sizeof(rec));
+		put16(rec, dev->lid);
+		ni[0] = MAD_BASE_VERSION;
+		ni[1] = 1;
+		ni[2] = (uint8_t)dev->profile->node_type;
+		ni[3] = 1;
+		put64(ni + 4, dev->node_guid);
+		put64(ni + 12, dev->node_guid);
+		put64(ni + 20, dev->node_guid);
+		put16(ni + 28, SEFA_PKEY_TBL_LEN);
+		put16(ni + 30, dev->profile->vendor_part_id);
+		put32(ni + 32, SEFA_HW_REV);
+		ni[36] = 1;
+		put16(ni + 38, SEFA_VENDOR_ID);
+		snprintf((char *)rec + 44, 64, "SoftEFA host %u %s", d->host_id,
+			 dev->name);
+		ret = add_record(q, rec);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Every port reaches every port (itself too) in one hop of this subnet. */
+static int path_records(struct sefa_daemon *d, struct sa_query *q)
+{
+	uint8_t rec[PATH_RECORD_LEN];
+	unsigned int s, t;
+	int ret;
+
+	for (s = 0; s < d->ndev; s++) {
+		for (t = 0; t < d->ndev; t++) {
+			memset(rec, 0, sizeof(rec));
+			memcpy(rec + 8, d->dev[t].gid, 16);
+			memcpy(rec + 24, d->dev[s].gid, 16);
+			put16(rec + 40, d->dev[t].lid);
+			put16(rec + 42, d->dev[s].lid);
+			rec[49] = 0x80 | 1;	/* reversible, one path */
+			put16(rec + 50, 0xffff);
+			rec[54] = 2 << 6 | 5;	/* exactly 4096 */
+			rec[55] = 2 << 6 | 16;	/* exactly 100 Gb/s */
+			rec[56] = 2 << 6 | 16;	/* packet lifetime */
+			ret = add_record(q, rec);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* The answer: one record for Get, all of them, through RMPP, for GetTable. */
+static void sa_answer(struct mad_agent *agent, const struct mad_pkt *pkt,
+		      const uint8_t *req)
+{
+	struct sefa_daemon *d = agent->port->d;
+	uint8_t method = req[MAD_OFF_METHOD];
+	struct sa_query q = {
+		.tmpl = req + MAD_SA_HDR_LEN,
+		.comp_mask = get64(req + SA_OFF_COMP_MASK),
+	};
+	struct mad_addr addr = {
+		.dlid = pkt->slid,
+		.dst_qp = pkt->src_qp,
+		.sl = pkt->sl,
+		.pkey_index = pkt->pkey_index,
+		.grh = pkt->grh,
+	};
+	uint16_t status = 0;
+	size_t len = MAD_SA_HDR_LEN;
+	uint8_t *msg;
+	int ret = 0;
+
+	memcpy(addr.dgid, pkt->sgid, 16);
+	switch (get16(req + MAD_OFF_ATTR_ID)) {
+	case SA_ATTR_NODE_RECORD:
+		q.fields = node_fields;
+		q.rec_len = NODE_RECORD_LEN;
+		break;
+	case SA_ATTR_PATH_RECORD:
+		q.fields = path_fields;
+		q.rec_len = PATH_RECORD_LEN;
+		break;
+	default:
+		status = MAD_STATUS_UNSUP_METH_ATTR;
+	}
+	if (!status) {
+		q.slot = (q.rec_len + 7) & ~7UL;
+		ret = q.fields == node_fields ? node_records(d, &q) :
+						path_records(d, &q);
+		if (ret)
+			goto out;
+		if (method == MAD_METHOD_GET && q.n != 1)
+			status = q.n ? SA_ERR_TOO_MANY_RECORDS : SA_ERR_NO_RECORDS;
+		else
+			len += (method == MAD_METHOD_GET ? 1 : q.n) * q.slot;
+	}
+	msg = calloc(1, len < MAD_SIZE ? MAD_SIZE : len);
+	if (!msg)
+		goto out;
+	memcpy(msg, req, MAD_HDR_LEN);
+	msg[MAD_OFF_METHOD] = method | MAD_METHOD_RESP;
+	put16(msg + MAD_OFF_STATUS, status);
+	put32(msg + MAD_OFF_ATTR_MOD, 0);
+	put64(msg + SA_OFF_COMP_MASK, q.comp_mask);
+	if (!status) {
+		put16(msg + SA_OFF_ATTR_OFFSET, (uint16_t)(q.slot / 8));
+		memcpy(msg + MAD_SA_HDR_LEN, q.out, len - MAD_SA_HDR_LEN);
+	}
+	if (method == MAD_METHOD_GET_TABLE) {
+		msg[RMPP_OFF_VERSION] = 1;
+		msg[RMPP_OFF_TYPE] = RMPP_TYPE_DATA;
+		msg[RMPP_OFF_RTIME_FLAGS] = RMPP_FLAG_ACTIVE;
+	} else {
+		len = MAD_SIZE;
+	}
+	mad_send(agent, NULL, &addr, msg, len, 0, 0);
+	free(msg);
+out:
+	free(q.out);
+}
+
+static void sa_recv(struct mad_agent *agent, struct mad_recv *r,
+		    const struct mad_pkt *pkt)
+{
+	sa_answer(agent, pkt, r->data);
+	free(r);
+}
+
+/* The SA: a kernel-RMPP agent on the SM's port, for Get and GetTable. */
+int sa_init(struct sefa_daemon *d, struct sefa_mad_port *port)
+{
+	struct mad_reg reg = {
+		.qpn = 1,
+		.mgmt_class = MAD_CLASS_SUBN_ADM,
+		.class_version = SA_CLASS_VERSION,
+		.method_mask = { 1ULL << MAD_METHOD_GET |
+				 1ULL << MAD_METHOD_GET_TABLE },
+		.rmpp_version = 1,
+	};
+	struct mad_agent *agent = calloc(1, sizeof(*agent));
+	int ret;
+
+	if (!agent)
+		return -ENOMEM;
+	port->lid = SEFA_SM_LID;
+	memcpy(port->gid, d->dev[0].gid, 16);
+	agent->handler = sa_recv;
+	ret = mad_agent_register(port, &reg, agent);
+	if (ret)
+		free(agent);
+	return ret;
+}
