@@ -55,6 +55,9 @@ struct efa_context {
 
 	size_t page_size;
 
+	/* Indirect keys: 0 not yet asked, 1 the kernel makes them, -1 not */
+	int8_t indirect_mr;
+
 	/* Completions name their QP by number; this finds it.  Indexed by
 	 * qp_num & qp_table_mask: the device keeps the low bits of the QP
 	 * numbers of one context unique.  Written under qp_table_lock; a
@@ -73,6 +76,7 @@ struct efa_pd {
 
 struct efa_mr {
 	struct verbs_mr vmr;
+	uint64_t iova;			/* what keys address it by */
 	/* ibv_exp_create_mr(): a KLM list of up to max_entries regions */
 	bool indirect;
 	uint32_t max_entries;

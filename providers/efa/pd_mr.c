@@ -72,6 +72,7 @@ struct ibv_mr *efa_reg_mr(struct ibv_pd *ibvpd, void *addr, size_t len,
 		return NULL;
 	}
 
+	mr->iova = hca_va;
 	return &mr->vmr.ibv_mr;
 }
 

@@ -56,12 +56,86 @@ _Static_assert(offsetof(struct ibv_exp_send_wr, wr) ==
 		       sizeof(((struct ibv_send_wr *)0)->wr),
 	       "ibv_exp_send_wr.wr is ibv_send_wr.wr");
 
+static int efa_create_indirect(struct ibv_context *ibvctx, uint32_t pd_handle,
+			       uint32_t max_entries, uint32_t access,
+			       struct efa_mr *mr)
+{
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attrs[7];
+	} cmd = {};
+	uint32_t lkey = 0, rkey = 0, entries = 0;
+	struct ib_uverbs_attr *a = cmd.attrs;
+
+	cmd.hdr.length = sizeof(cmd);
+	cmd.hdr.object_id = UVERBS_OBJECT_MR;
+	cmd.hdr.method_id = SEFA_IB_METHOD_MR_CREATE_INDIRECT;
+	cmd.hdr.num_attrs = 7;
+	cmd.hdr.driver_id = RDMA_DRIVER_EFA;
+
+	a[0] = (struct ib_uverbs_attr){
+		.attr_id = SEFA_IB_ATTR_INDIRECT_MR_HANDLE,
+		.flags = UVERBS_ATTR_F_MANDATORY };
+	a[1] = (struct ib_uverbs_attr){
+		.attr_id = SEFA_IB_ATTR_INDIRECT_MR_PD_HANDLE,
+		.flags = UVERBS_ATTR_F_MANDATORY, .data = pd_handle };
+	a[2] = (struct ib_uverbs_attr){
+		.attr_id = SEFA_IB_ATTR_INDIRECT_MR_MAX_ENTRIES,
+		.flags = UVERBS_ATTR_F_MANDATORY, .len = 4,
+		.data = max_entries };
+	a[3] = (struct ib_uverbs_attr){
+		.attr_id = SEFA_IB_ATTR_INDIRECT_MR_ACCESS,
+		.flags = UVERBS_ATTR_F_MANDATORY, .len = 4, .data = access };
+	a[4] = (struct ib_uverbs_attr){
+		.attr_id = SEFA_IB_ATTR_INDIRECT_MR_RESP_LKEY,
+		.flags = UVERBS_ATTR_F_MANDATORY, .len = 4,
+		.data = (uintptr_t)&lkey };
+	a[5] = (struct ib_uverbs_attr){
+		.attr_id = SEFA_IB_ATTR_INDIRECT_MR_RESP_RKEY,
+		.flags = UVERBS_ATTR_F_MANDATORY, .len = 4,
+		.data = (uintptr_t)&rkey };
+	a[6] = (struct ib_uverbs_attr){
+		.attr_id = SEFA_IB_ATTR_INDIRECT_MR_RESP_MAX_ENTRIES,
+		.flags = UVERBS_ATTR_F_MANDATORY, .len = 4,
+		.data = (uintptr_t)&entries };
+
+	/* A kernel without the method (or without ioctl) does not offer it. */
+	if (ioctl(ibvctx->cmd_fd, RDMA_VERBS_IOCTL, &cmd))
+		return errno == ENOTTY || errno == EPROTONOSUPPORT ? EOPNOTSUPP :
+								      errno;
+
+	mr->vmr.ibv_mr.handle = a[0].data;
+	mr->vmr.ibv_mr.lkey = lkey;
+	mr->vmr.ibv_mr.rkey = rkey;
+	mr->max_entries = entries;
+	return 0;
+}
+
+/*
+ * The capability says the device has indirect keys; whether the kernel can
+ * make them (a kernel without ioctl, or without the method, cannot) is
+ * learned once, by asking for one in a PD that does not exist.
+ */
+static bool efa_has_indirect(struct efa_context *ctx)
+{
+	int8_t known = __atomic_load_n(&ctx->indirect_mr, __ATOMIC_RELAXED);
+	struct efa_mr probe;
+
+	if (!(ctx->device_caps & SEFA_QUERY_DEVICE_CAPS_INDIRECT_MR))
+		return false;
+	if (!known) {
+		known = efa_create_indirect(&ctx->ibvctx.context, UINT32_MAX, 1,
+					    0, &probe) == EOPNOTSUPP ? -1 : 1;
+		__atomic_store_n(&ctx->indirect_mr, known, __ATOMIC_RELAXED);
+	}
+	return known > 0;
+}
+
 static bool efa_indirect_ok(struct ibv_context *ibvctx)
 {
 	if (!efa_is_dev(ibvctx->device))
 		return false;
-	if (to_efa_context(ibvctx)->device_caps &
-	    SEFA_QUERY_DEVICE_CAPS_INDIRECT_MR)
+	if (efa_has_indirect(to_efa_context(ibvctx)))
 		return true;
 	verbs_err(to_verbs_context(ibvctx),
 		  "indirect memory regions are not offered by this device\n");
@@ -104,7 +178,7 @@ int ibv_exp_query_device(struct ibv_context *ibvctx,
 	memcpy(attr, &base, EFA_EXP_DEVICE_ATTR_BASE);
 	attr->reserved = 0;
 
-	umr = ctx->device_caps & SEFA_QUERY_DEVICE_CAPS_INDIRECT_MR;
+	umr = efa_has_indirect(ctx);
 	if (umr)
 		supported |= IBV_EXP_DEVICE_ATTR_UMR;
 	attr->comp_mask &= supported;
@@ -178,7 +252,7 @@ static int efa_exp_qp_attr_check(struct efa_context *ctx,
 	klms = attr->comp_mask & IBV_EXP_QP_INIT_ATTR_MAX_INL_KLMS;
 	if (!*umr)
 		return klms ? EINVAL : 0;
-	if (!(ctx->device_caps & SEFA_QUERY_DEVICE_CAPS_INDIRECT_MR))
+	if (!efa_has_indirect(ctx))
 		return EOPNOTSUPP;
 	if (!klms || attr->qp_type != IBV_QPT_RC ||
 	    !attr->max_inl_send_klms ||
@@ -229,61 +303,6 @@ struct ibv_qp *ibv_exp_create_qp(struct ibv_context *ibvctx,
 	}
 	attr->cap = attr_ex.cap;
 	return ibvqp;
-}
-
-static int efa_create_indirect(struct ibv_context *ibvctx, uint32_t pd_handle,
-			       uint32_t max_entries, uint32_t access,
-			       struct efa_mr *mr)
-{
-	struct {
-		struct ib_uverbs_ioctl_hdr hdr;
-		struct ib_uverbs_attr attrs[7];
-	} cmd = {};
-	uint32_t lkey = 0, rkey = 0, entries = 0;
-	struct ib_uverbs_attr *a = cmd.attrs;
-
-	cmd.hdr.length = sizeof(cmd);
-	cmd.hdr.object_id = UVERBS_OBJECT_MR;
-	cmd.hdr.method_id = SEFA_IB_METHOD_MR_CREATE_INDIRECT;
-	cmd.hdr.num_attrs = 7;
-	cmd.hdr.driver_id = RDMA_DRIVER_EFA;
-
-	a[0] = (struct ib_uverbs_attr){
-		.attr_id = SEFA_IB_ATTR_INDIRECT_MR_HANDLE,
-		.flags = UVERBS_ATTR_F_MANDATORY };
-	a[1] = (struct ib_uverbs_attr){
-		.attr_id = SEFA_IB_ATTR_INDIRECT_MR_PD_HANDLE,
-		.flags = UVERBS_ATTR_F_MANDATORY, .data = pd_handle };
-	a[2] = (struct ib_uverbs_attr){
-		.attr_id = SEFA_IB_ATTR_INDIRECT_MR_MAX_ENTRIES,
-		.flags = UVERBS_ATTR_F_MANDATORY, .len = 4,
-		.data = max_entries };
-	a[3] = (struct ib_uverbs_attr){
-		.attr_id = SEFA_IB_ATTR_INDIRECT_MR_ACCESS,
-		.flags = UVERBS_ATTR_F_MANDATORY, .len = 4, .data = access };
-	a[4] = (struct ib_uverbs_attr){
-		.attr_id = SEFA_IB_ATTR_INDIRECT_MR_RESP_LKEY,
-		.flags = UVERBS_ATTR_F_MANDATORY, .len = 4,
-		.data = (uintptr_t)&lkey };
-	a[5] = (struct ib_uverbs_attr){
-		.attr_id = SEFA_IB_ATTR_INDIRECT_MR_RESP_RKEY,
-		.flags = UVERBS_ATTR_F_MANDATORY, .len = 4,
-		.data = (uintptr_t)&rkey };
-	a[6] = (struct ib_uverbs_attr){
-		.attr_id = SEFA_IB_ATTR_INDIRECT_MR_RESP_MAX_ENTRIES,
-		.flags = UVERBS_ATTR_F_MANDATORY, .len = 4,
-		.data = (uintptr_t)&entries };
-
-	/* A kernel without the method (or without ioctl) does not offer it. */
-	if (ioctl(ibvctx->cmd_fd, RDMA_VERBS_IOCTL, &cmd))
-		return errno == ENOTTY || errno == EPROTONOSUPPORT ? EOPNOTSUPP :
-								      errno;
-
-	mr->vmr.ibv_mr.handle = a[0].data;
-	mr->vmr.ibv_mr.lkey = lkey;
-	mr->vmr.ibv_mr.rkey = rkey;
-	mr->max_entries = entries;
-	return 0;
 }
 
 /*
@@ -383,7 +402,8 @@ static int efa_umr_fill_check(const struct efa_qp *qp,
 		if (!mr || mr->context != target->context ||
 		    mr->pd != target->pd || to_efa_mr((struct ibv_mr *)mr)->indirect)
 			return EINVAL;
-		lo = (uintptr_t)mr->addr;
+		/* Entries address a region as its keys do: by its iova. */
+		lo = to_efa_mr((struct ibv_mr *)mr)->iova;
 		hi = lo + mr->length;
 		if (!list[i].length || list[i].length > UINT32_MAX ||
 		    list[i].base_addr < lo || list[i].base_addr > hi ||
@@ -439,7 +459,7 @@ static int efa_post_umr(struct efa_qp *qp, const struct ibv_exp_send_wr *wr)
 	uint16_t req_id;
 	int err = 0;
 
-	if (!qp->umr.max_klms ||
+	if (!qp->umr.max_klms || wr->comp_mask ||
 	    (wr->exp_send_flags & ~(uint64_t)(IBV_EXP_SEND_SIGNALED |
 					      IBV_EXP_SEND_INLINE)) ||
 	    !efa_umr_target_ok(qp, wr->ext_op.umr.modified_mr))
@@ -478,8 +498,11 @@ static int efa_post_exp_wr(struct efa_qp *qp, const struct ibv_exp_send_wr *wr)
 {
 	struct ibv_send_wr swr = {}, *bad;
 
-	if (wr->comp_mask || (unsigned int)wr->exp_opcode >= IBV_EXP_START_ENUM)
+	if (wr->comp_mask)
 		return EINVAL;
+	/* NOP, LOCAL_INV, BIND_MW, masked atomics...: not offered. */
+	if ((unsigned int)wr->exp_opcode >= IBV_EXP_START_ENUM)
+		return EOPNOTSUPP;
 	/* The upstream flags are the low half; efa_post_send() checks them. */
 	if (wr->exp_send_flags >> IBV_EXP_START_FLAG_LOC)
 		return EOPNOTSUPP;

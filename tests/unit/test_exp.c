@@ -46,6 +46,7 @@ static void mr_init(struct efa_mr *mr, struct ibv_pd *p, uint32_t lkey,
 	if (!indirect) {
 		mr->vmr.ibv_mr.addr = mem;
 		mr->vmr.ibv_mr.length = sizeof(mem);
+		mr->iova = (uintptr_t)mem;
 	}
 }
 
@@ -197,6 +198,7 @@ START_TEST(test_fill_refused)
 	ck_assert_int_eq(post(&wr), EINVAL);
 	list[1].length = 8192;
 
+
 	wr.ext_op.umr.exp_access = IBV_ACCESS_REMOTE_WRITE;
 	ck_assert_int_eq(post(&wr), EINVAL);
 	wr.ext_op.umr.exp_access = IBV_EXP_ACCESS_ON_DEMAND;
@@ -228,6 +230,14 @@ START_TEST(test_fill_refused)
 	ck_assert_uint_eq(fq.sq_db, 0);
 	ck_assert_int_eq(post(&wr), 0);
 	ck_assert_uint_eq(fq.sq_db, 1);
+
+	/* A region registered at another iova is addressed by it. */
+	child[1].iova = 0x100000;
+	wr = umr_wr(IBV_EXP_WR_UMR_FILL, 2);
+	ck_assert_int_eq(post(&wr), EINVAL);
+	list[1].base_addr = 0x100000;
+	ck_assert_int_eq(post(&wr), 0);
+	ck_assert_uint_eq(fq.sq_db, 2);
 }
 END_TEST
 
@@ -328,6 +338,10 @@ END_TEST
 START_TEST(test_no_indirect_mr)
 {
 	fx.ctx->device_caps &= ~SEFA_QUERY_DEVICE_CAPS_INDIRECT_MR;
+	expect_refused();
+	/* the device has them, the kernel (no ioctl, no method) cannot */
+	fx.ctx->device_caps |= SEFA_QUERY_DEVICE_CAPS_INDIRECT_MR;
+	fx.ctx->indirect_mr = -1;
 	expect_refused();
 }
 END_TEST
