@@ -17,8 +17,11 @@
 
 #include "mad.h"
 
-/* Agents get hi_tids in [1, 2^24), as current kernels allocate them. */
-#define HI_TID_MASK	0xffffff
+/*
+ * Agents get hi_tids below 2^24, as current kernels allocate them; never
+ * 0, so that a request's wire TID always shows the layer rewrote it.
+ */
+#define HI_TID_END	(1U << 24)
 
 uint64_t mad_now_ns(void)
 {
@@ -71,23 +74,39 @@ static bool masks_overlap(const uint64_t a[2], const uint64_t b[2])
 	return (a[0] & b[0]) || (a[1] & b[1]);
 }
 
+/*
+ * Whether @a takes requests of @r's QP, class, version (and OUI, for the
+ * vendor classes that have one) for any of @r's methods.
+ */
+static bool reg_matches(const struct mad_agent *a, const struct mad_reg *r)
+{
+	return a->has_reg && a->qpn == r->qpn &&
+	       a->mgmt_class == r->mgmt_class &&
+	       a->class_version == r->class_version &&
+	       (!is_vendor2(r->mgmt_class) || a->oui == r->oui) &&
+	       masks_overlap(a->method_mask, r->method_mask);
+}
+
 /* The agent that takes requests of this class, version and method. */
 static struct mad_agent *find_receiver(struct sefa_mad_port *port,
 				       uint8_t qpn, uint8_t mgmt_class,
 				       uint8_t version, uint8_t method,
 				       uint32_t oui)
 {
-	const uint64_t bit[2] = {
-		method < 64 ? 1ULL << method : 0,
-		method >= 64 ? 1ULL << (method - 64) : 0,
+	const struct mad_reg key = {
+		.qpn = qpn,
+		.mgmt_class = mgmt_class,
+		.class_version = version,
+		.oui = oui,
+		.method_mask = {
+			method < 64 ? 1ULL << method : 0,
+			method >= 64 ? 1ULL << (method - 64) : 0,
+		},
 	};
 	struct mad_agent *a;
 
 	for (a = port->agents; a; a = a->next)
-		if (a->has_reg && a->qpn == qpn && a->mgmt_class == mgmt_class &&
-		    a->class_version == version &&
-		    (!is_vendor2(mgmt_class) || a->oui == oui) &&
-		    masks_overlap(a->method_mask, bit))
+		if (reg_matches(a, &key))
 			return a;
 	return NULL;
 }
@@ -114,21 +133,51 @@ static int check_reg(struct sefa_mad_port *port, const struct mad_reg *reg)
 		return -EINVAL;
 	/* one receiver per method of a class and version (and OUI) */
 	for (a = port->agents; a; a = a->next)
-		if (a->has_reg && a->qpn == reg->qpn &&
-		    a->mgmt_class == reg->mgmt_class &&
-		    a->class_version == reg->class_version &&
-		    (!is_vendor2(reg->mgmt_class) || a->oui == reg->oui) &&
-		    masks_overlap(a->method_mask, reg->method_mask))
+		if (reg_matches(a, reg))
 			return -EINVAL;
 	return 0;
+}
+
+static struct mad_agent *agent_by_hi_tid(struct sefa_mad_port *port,
+					 uint32_t hi_tid)
+{
+	struct mad_agent *a;
+
+	for (a = port->agents; a; a = a->next)
+		if (a->hi_tid == hi_tid)
+			return a;
+	return NULL;
+}
+
+/*
+ * The hi_tid after the last one given, cyclically, that no agent of the
+ * port holds (the kernel's xa_alloc_cyclic()): responses are routed by it,
+ * so after a wrap-around it must still name one agent only.
+ */
+static int alloc_hi_tid(struct sefa_mad_port *port, uint32_t *hi_tid)
+{
+	struct sefa_daemon *d = port->d;
+	uint32_t id = d->mad_last_hi_tid, n;
+
+	for (n = 1; n < HI_TID_END; n++) {
+		id = id + 1 < HI_TID_END ? id + 1 : 1;
+		if (!agent_by_hi_tid(port, id)) {
+			d->mad_last_hi_tid = id;
+			*hi_tid = id;
+			return 0;
+		}
+	}
+	return -EBUSY;
 }
 
 int mad_agent_register(struct sefa_mad_port *port, const struct mad_reg *reg,
 		       struct mad_agent *agent)
 {
-	struct sefa_daemon *d = port->d;
 	int ret = check_reg(port, reg);
 
+	if (ret)
+		return ret;
+	ret = alloc_hi_tid(port, &agent->hi_tid);
 	if (ret)
 		return ret;
 	agent->port = port;
@@ -140,8 +189,6 @@ int mad_agent_register(struct sefa_mad_port *port, const struct mad_reg *reg,
 	memcpy(agent->method_mask, reg->method_mask, sizeof(agent->method_mask));
 	agent->rmpp_version = reg->rmpp_version;
 	agent->flags = reg->flags;
-	d->mad_next_hi_tid = (d->mad_next_hi_tid & HI_TID_MASK) + 1;
-	agent->hi_tid = d->mad_next_hi_tid;
 	agent->next = port->agents;
 	port->agents = agent;
 	return 0;
@@ -152,6 +199,22 @@ static void mad_send_free(struct mad_send *s)
 	if (s->rmpp)
 		rmpp_send_free(s->rmpp);
 	free(s);
+}
+
+static size_t send_bytes(const struct mad_send *s)
+{
+	return s->rmpp ? s->rmpp->hdr_len + s->rmpp->data_len : 0;
+}
+
+/* The agent tracks @s, and counts what it holds for umad's caps. */
+static void send_link(struct mad_send *s)
+{
+	struct mad_agent *agent = s->agent;
+
+	s->next = agent->sends;
+	agent->sends = s;
+	agent->nsends++;
+	agent->send_bytes += send_bytes(s);
 }
 
 /* Cancels every send and receive in progress; nothing is reported. */
@@ -221,38 +284,57 @@ void mad_deliver_done(struct mad_agent *agent, struct mad_recv *r,
 }
 
 /*
- * ib_find_send_mad(): the request a response answers.  The peer must be
- * the one asked, except for DR SMPs, whose route changes the addresses.
+ * Whether @s went to the port at @lid, or at @gid when both sides name
+ * one in a GRH: the peer that may answer it, or send it again.
  */
+bool mad_send_went_to(const struct mad_send *s, uint16_t lid, bool grh,
+		      const uint8_t *gid)
+{
+	if (s->addr.grh && grh)
+		return !memcmp(s->addr.dgid, gid, 16);
+	return s->addr.dlid == lid;
+}
+
+/*
+ * ib_find_send_mad()'s test: @pkt (a response, or an RMPP ACK, STOP or
+ * ABORT) is about @s when TID and class are its and it comes from the
+ * peer asked, except for DR SMPs, whose route changes the addresses.
+ */
+bool mad_send_matches(const struct mad_send *s, const struct mad_pkt *pkt)
+{
+	uint8_t mgmt_class = pkt->mad[MAD_OFF_CLASS];
+
+	if (s->tid != get64(pkt->mad + MAD_OFF_TID) ||
+	    s->mgmt_class != mgmt_class)
+		return false;
+	if (mgmt_class == MAD_CLASS_SUBN_DR || pkt->loopback)
+		return true;
+	return mad_send_went_to(s, pkt->slid, pkt->grh, pkt->sgid);
+}
+
+/* The request a response answers. */
 static struct mad_send *find_send(struct mad_agent *agent,
 				  const struct mad_pkt *pkt)
 {
-	uint64_t tid = get64(pkt->mad + MAD_OFF_TID);
-	uint8_t mgmt_class = pkt->mad[MAD_OFF_CLASS];
 	struct mad_send *s;
 
-	for (s = agent->sends; s; s = s->next) {
-		if (s->tid != tid || s->mgmt_class != mgmt_class ||
-		    !s->waiting_resp)
-			continue;
-		if (mgmt_class == MAD_CLASS_SUBN_DR || pkt->loopback)
+	for (s = agent->sends; s; s = s->next)
+		if (s->waiting_resp && mad_send_matches(s, pkt))
 			return s;
-		if (s->addr.grh && pkt->grh ?
-		    !memcmp(s->addr.dgid, pkt->sgid, 16) :
-		    s->addr.dlid == pkt->slid)
-			return s;
-	}
 	return NULL;
 }
 
 /* A send is over: it leaves its agent, reported or not. */
 void mad_send_finish(struct mad_send *s)
 {
+	struct mad_agent *agent = s->agent;
 	struct mad_send **pp;
 
-	for (pp = &s->agent->sends; *pp; pp = &(*pp)->next) {
+	for (pp = &agent->sends; *pp; pp = &(*pp)->next) {
 		if (*pp == s) {
 			*pp = s->next;
+			agent->nsends--;
+			agent->send_bytes -= send_bytes(s);
 			break;
 		}
 	}
@@ -291,17 +373,6 @@ static void reply_unmatched(struct sefa_mad_port *port,
 		status |= MAD_STATUS_DR_DIRECTION;
 	put16(resp + MAD_OFF_STATUS, status);
 	mad_reply(port, pkt, resp);
-}
-
-static struct mad_agent *agent_by_hi_tid(struct sefa_mad_port *port,
-					 uint32_t hi_tid)
-{
-	struct mad_agent *a;
-
-	for (a = port->agents; a; a = a->next)
-		if (a->hi_tid == hi_tid)
-			return a;
-	return NULL;
 }
 
 /* A MAD arrives at a port's QP0 or QP1: ib_mad_recv_done(). */
@@ -518,21 +589,24 @@ int mad_send(struct mad_agent *agent, const struct ib_user_mad_hdr *uhdr,
 			mad_send_free(s);
 			return ret;
 		}
-		s->next = agent->sends;
-		agent->sends = s;
+		send_link(s);
 		rmpp_send_window(s);
 		return 0;
 	}
-	if (timeout_ms) {
-		s->waiting_resp = true;
-		s->due_ns = mad_now_ns() + timeout_ms * 1000000ULL;
-		s->next = agent->sends;
-		agent->sends = s;
-	}
+	/*
+	 * Tracked only once on the wire: a send that failed is no request
+	 * to time out.  The wire is drained later, so no response can come
+	 * before the send waits for it.
+	 */
 	ret = mad_send_pkt(s, s->mad);
-	if (!timeout_ms)
-		free(s);
-	return ret;
+	if (ret || !timeout_ms) {
+		mad_send_free(s);
+		return ret;
+	}
+	s->waiting_resp = true;
+	s->due_ns = mad_now_ns() + timeout_ms * 1000000ULL;
+	send_link(s);
+	return 0;
 }
 
 /*

@@ -25,6 +25,9 @@
 #define MAD_SA_HDR_LEN		56
 #define MAD_VENDOR_HDR_LEN	40
 #define MAD_DEVICE_HDR_LEN	64
+#define MAD_NODE_DESC_LEN	64
+/* The longest message one write() sends and one RMPP reassembly builds. */
+#define MAD_MAX_MSG_LEN		(8U << 20)
 
 #define MAD_BASE_VERSION	1
 #define MAD_QP1_QKEY		0x80010000U
@@ -241,7 +244,10 @@ struct rmpp_recv {
 typedef void (*mad_handler)(struct mad_agent *agent, struct mad_recv *r,
 			    const struct mad_pkt *pkt);
 
-/* ib_mad_agent: a user's (umad_file) or the daemon's own (handler). */
+/*
+ * ib_mad_agent: a user's (umad_file) or the daemon's own (handler).  A
+ * handler owns the message it gets, which may be shorter than a MAD.
+ */
 struct mad_agent {
 	struct mad_agent *next;		/* on the port */
 	struct sefa_mad_port *port;
@@ -258,6 +264,8 @@ struct mad_agent {
 	uint8_t rmpp_version;
 	uint32_t flags;
 	struct mad_send *sends;
+	unsigned int nsends;		/* on sends */
+	size_t send_bytes;		/* RMPP messages they hold */
 	struct rmpp_recv *rmpp_recvs;
 };
 
@@ -293,6 +301,9 @@ int mad_send(struct mad_agent *agent, const struct ib_user_mad_hdr *uhdr,
 	     const struct mad_addr *addr, const uint8_t *msg, size_t len,
 	     uint32_t timeout_ms, uint32_t retries);
 void mad_send_finish(struct mad_send *s);
+bool mad_send_matches(const struct mad_send *s, const struct mad_pkt *pkt);
+bool mad_send_went_to(const struct mad_send *s, uint16_t lid, bool grh,
+		      const uint8_t *gid);
 int mad_send_pkt(struct mad_send *s, const uint8_t *mad);
 uint64_t mad_wire_tid(const struct mad_agent *agent, const uint8_t *msg);
 void mad_xmit(struct sefa_daemon *d, struct mad_pkt *pkt);
@@ -317,6 +328,9 @@ void rmpp_send_free(struct rmpp_send *r);
 
 /* mad_local.c: the driver's process_mad(): SMA and PMA of a port. */
 bool mad_local_process(struct sefa_mad_port *port, const struct mad_pkt *pkt);
+void mad_node_info(const struct sefa_device *dev, uint8_t *ni);
+void mad_node_desc(const struct sefa_daemon *d, const struct sefa_device *dev,
+		   uint8_t *desc);
 
 /* sa.c: the daemon's SM and SA */
 int sa_init(struct sefa_daemon *d, struct sefa_mad_port *port);

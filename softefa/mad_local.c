@@ -39,7 +39,8 @@ static void resp_init(uint8_t *resp, const uint8_t *req, uint16_t status)
 	put16(resp + MAD_OFF_STATUS, status);
 }
 
-static void node_info(const struct sefa_device *dev, uint8_t *d)
+/* NodeInfo of @dev, for the SMA and the SA's NodeRecords. */
+void mad_node_info(const struct sefa_device *dev, uint8_t *d)
 {
 	d[0] = MAD_BASE_VERSION;
 	d[1] = 1;			/* SMP class version */
@@ -54,6 +55,15 @@ static void node_info(const struct sefa_device *dev, uint8_t *d)
 	d[36] = 1;			/* the port it came in on */
 	d[37] = 0;
 	put16(d + 38, SEFA_VENDOR_ID);
+}
+
+/* Its NodeDescription: MAD_NODE_DESC_LEN bytes, NUL-padded. */
+void mad_node_desc(const struct sefa_daemon *d, const struct sefa_device *dev,
+		   uint8_t *desc)
+{
+	memset(desc, 0, MAD_NODE_DESC_LEN);
+	snprintf((char *)desc, MAD_NODE_DESC_LEN, "SoftEFA host %u %s",
+		 d->host_id, dev->name);
 }
 
 /* PortInfo of port 1: 4X EDR, MTU 4096, one VL, active. */
@@ -110,11 +120,10 @@ static bool sma(struct sefa_mad_port *port, const struct mad_pkt *pkt)
 	}
 	switch (attr) {
 	case SMP_ATTR_NODE_DESC:
-		snprintf((char *)d, 64, "SoftEFA host %u %s",
-			 port->d->host_id, dev->name);
+		mad_node_desc(port->d, dev, d);
 		break;
 	case SMP_ATTR_NODE_INFO:
-		node_info(dev, d);
+		mad_node_info(dev, d);
 		break;
 	case SMP_ATTR_PORT_INFO:
 		if (mod > 1)

@@ -380,6 +380,27 @@ static int64_t shim_call(int fd, uint32_t op, uint64_t arg, uint64_t addr,
 	return ret;
 }
 
+/*
+ * Which node @fd opened, read under files_lock: a concurrent close() may
+ * free the file the moment the lock is gone.  EBADF if @fd is not ours
+ * (any more).
+ */
+static int file_node(int fd, enum node_kind *kind, unsigned int *index)
+{
+	struct shim_file *f;
+	int ret = -EBADF;
+
+	pthread_rwlock_rdlock(&files_lock);
+	f = file_get(fd);
+	if (f) {
+		*kind = f->kind;
+		*index = f->index;
+		ret = 0;
+	}
+	pthread_rwlock_unlock(&files_lock);
+	return ret;
+}
+
 /* Forget that @fd names a uverbs file; files_lock held for writing. */
 static void file_drop(int fd)
 {
@@ -692,11 +713,13 @@ EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st,
 
 EXPORT int fstat(int fd, struct stat *st)
 {
-	struct shim_file *f = file_get(fd);
+	enum node_kind kind;
+	unsigned int index;
 
 	ensure_init();
-	if (f)
-		return fake_cdev_stat(f->kind, f->index, st);
+	/* the lock only for our fds: the lookup alone tells those apart */
+	if (file_get(fd) && !file_node(fd, &kind, &index))
+		return fake_cdev_stat(kind, index, st);
 	return real_fstat(fd, st);
 }
 
@@ -723,14 +746,16 @@ EXPORT ssize_t write(int fd, const void *buf, size_t count)
  */
 EXPORT ssize_t read(int fd, void *buf, size_t count)
 {
-	struct shim_file *f = file_get(fd);
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	enum node_kind kind;
+	unsigned int index;
 	ssize_t n;
 
 	ensure_init();
-	if (!f)
+	/* the lock only for our fds: the lookup alone tells those apart */
+	if (!file_get(fd) || file_node(fd, &kind, &index))
 		return real_read(fd, buf, count);
-	if (f->kind != NODE_UMAD) {
+	if (kind != NODE_UMAD) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -8,6 +8,12 @@
  *
  * The wire keeps order, so a segment beyond the next expected one can only
  * follow a lost one: it is dropped and comes again with the sender's retry.
+ *
+ * Unlike the kernel, a receiver bounds what one sender can make it hold:
+ * RMPP_MAX_RECVS transfers in progress per agent, MAD_MAX_MSG_LEN bytes
+ * per message.  A transfer past either bound is refused with STOP(RESX),
+ * the receiver's "out of resources" in IBA, which ends the send at a
+ * kernel-RMPP sender (IB_WC_REM_ABORT_ERR).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,6 +26,7 @@
 #define ACK_TIMEOUT_MS		2000
 #define REASSEMBLY_NS		(40ULL * 1000000000ULL)
 #define KEEP_DONE_NS		(10ULL * 1000000000ULL)
+#define RMPP_MAX_RECVS		64	/* transfers an agent keeps */
 
 bool rmpp_agent(const struct mad_agent *agent)
 {
@@ -142,15 +149,19 @@ static void send_abort(struct mad_agent *agent, const struct mad_pkt *pkt,
 	send_ctl(agent, pkt, RMPP_TYPE_ABORT, status, 0, 0);
 }
 
+static void send_stop(struct mad_agent *agent, const struct mad_pkt *pkt)
+{
+	send_ctl(agent, pkt, RMPP_TYPE_STOP, RMPP_STATUS_RESX, 0, 0);
+}
+
+/* The transfer an ACK, STOP or ABORT from its receiver is about. */
 static struct mad_send *find_rmpp_send(struct mad_agent *agent,
 				       const struct mad_pkt *pkt)
 {
-	uint64_t tid = get64(pkt->mad + MAD_OFF_TID);
 	struct mad_send *s;
 
 	for (s = agent->sends; s; s = s->next)
-		if (s->rmpp && s->tid == tid &&
-		    s->mgmt_class == pkt->mad[MAD_OFF_CLASS])
+		if (s->rmpp && mad_send_matches(s, pkt))
 			return s;
 	return NULL;
 }
@@ -224,7 +235,47 @@ static void ack(struct mad_agent *agent, struct rmpp_recv *rr,
 	send_ctl(agent, pkt, RMPP_TYPE_ACK, 0, rr->seg_num, rr->newwin);
 }
 
-/* Segment 1 opens a transfer. */
+/*
+ * The length read() would give a message whose first segment announces
+ * @paylen bytes of RMPP payload, class header included: whole segments,
+ * less the last one's pad.
+ */
+static uint64_t announced_len(size_t hdr_len, uint32_t paylen)
+{
+	uint64_t n = paylen ? ((uint64_t)paylen + MAD_RMPP_DATA - 1) /
+			     MAD_RMPP_DATA : 1;
+	uint64_t pad = n * MAD_RMPP_DATA - paylen;
+
+	return hdr_len + n * (MAD_SIZE - hdr_len) - pad;
+}
+
+/*
+ * Room for one more transfer on @agent: past RMPP_MAX_RECVS the oldest
+ * finished one, kept only to re-ACK duplicates, makes way; when all are
+ * still in progress there is none.
+ */
+static int recv_room(struct mad_agent *agent)
+{
+	struct rmpp_recv **pp, **oldest = NULL, *rr;
+	unsigned int n = 0;
+
+	for (pp = &agent->rmpp_recvs; (rr = *pp); pp = &rr->next) {
+		n++;
+		if (rr->done &&
+		    (!oldest || rr->expire_ns < (*oldest)->expire_ns))
+			oldest = pp;
+	}
+	if (n < RMPP_MAX_RECVS)
+		return 0;
+	if (!oldest)
+		return -ENOSPC;
+	rr = *oldest;
+	*oldest = rr->next;
+	rmpp_recv_free(rr);
+	return 0;
+}
+
+/* Segment 1 opens a transfer, if the receiver can take it. */
 static struct rmpp_recv *start_recv(struct mad_agent *agent,
 				    const struct mad_pkt *pkt)
 {
@@ -234,6 +285,12 @@ static struct rmpp_recv *start_recv(struct mad_agent *agent,
 	if (!(m[RMPP_OFF_RTIME_FLAGS] & RMPP_FLAG_FIRST) ||
 	    get32(m + RMPP_OFF_SEG_NUM) != 1) {
 		send_abort(agent, pkt, RMPP_STATUS_BAD_SEG);
+		return NULL;
+	}
+	if (announced_len(mad_data_offset(m[MAD_OFF_CLASS]),
+			  get32(m + RMPP_OFF_PAYLEN)) > MAD_MAX_MSG_LEN ||
+	    recv_room(agent)) {
+		send_stop(agent, pkt);
 		return NULL;
 	}
 	rr = calloc(1, sizeof(*rr));
@@ -263,13 +320,21 @@ static struct rmpp_recv *start_recv(struct mad_agent *agent,
 	return rr;
 }
 
-/* Only the data part of segments after the first is kept. */
+/*
+ * Only the data part of segments after the first is kept.  A message may
+ * not grow past MAD_MAX_MSG_LEN, whatever its first segment announced;
+ * the last segment's pad, trimmed at the end, may take the buffer up to
+ * a segment beyond.
+ */
 static int append_seg(struct rmpp_recv *rr, const uint8_t *m)
 {
 	size_t hdr_len = mad_data_offset(rr->mgmt_class);
 	size_t k = MAD_SIZE - hdr_len;
-	uint8_t *grown = realloc(rr->data, rr->len + k);
+	uint8_t *grown;
 
+	if (rr->len >= MAD_MAX_MSG_LEN)
+		return -EMSGSIZE;
+	grown = realloc(rr->data, rr->len + k);
 	if (!grown)
 		return -ENOMEM;
 	rr->data = grown;
@@ -279,7 +344,10 @@ static int append_seg(struct rmpp_recv *rr, const uint8_t *m)
 	return 0;
 }
 
-/* The whole message, the last segment's PayloadLength giving the pad. */
+/*
+ * The whole message, the last segment's PayloadLength giving the pad.  The
+ * transfer stays a while, without its data, to re-ACK duplicates.
+ */
 static struct mad_recv *complete_recv(struct rmpp_recv *rr, const uint8_t *m)
 {
 	uint32_t paylen = get32(m + RMPP_OFF_PAYLEN);
@@ -293,9 +361,24 @@ static struct mad_recv *complete_recv(struct rmpp_recv *rr, const uint8_t *m)
 		return NULL;
 	r->len = rr->len - pad;
 	memcpy(r->data, rr->data, r->len);
+	free(rr->data);
+	rr->data = NULL;
 	rr->done = true;
 	rr->expire_ns = mad_now_ns() + KEEP_DONE_NS;
 	return r;
+}
+
+/* A transfer that will not fit: the sender hears STOP, the receiver forgets. */
+static void drop_recv(struct mad_agent *agent, struct rmpp_recv *rr,
+		      const struct mad_pkt *pkt)
+{
+	struct rmpp_recv **pp;
+
+	send_stop(agent, pkt);
+	for (pp = &agent->rmpp_recvs; *pp != rr; pp = &(*pp)->next)
+		;
+	*pp = rr->next;
+	rmpp_recv_free(rr);
 }
 
 static struct mad_recv *data_seg(struct mad_agent *agent,
@@ -304,6 +387,7 @@ static struct mad_recv *data_seg(struct mad_agent *agent,
 	const uint8_t *m = pkt->mad;
 	struct rmpp_recv *rr = find_recv(agent, pkt);
 	uint32_t seg = get32(m + RMPP_OFF_SEG_NUM);
+	int ret;
 
 	if (!rr) {
 		rr = start_recv(agent, pkt);
@@ -320,7 +404,12 @@ static struct mad_recv *data_seg(struct mad_agent *agent,
 		ack(agent, rr, pkt);
 		return NULL;
 	}
-	if (seg != rr->seg_num + 1 || append_seg(rr, m))
+	if (seg != rr->seg_num + 1)
+		return NULL;
+	ret = append_seg(rr, m);
+	if (ret == -EMSGSIZE)
+		drop_recv(agent, rr, pkt);
+	if (ret)
 		return NULL;
 	if (m[RMPP_OFF_RTIME_FLAGS] & RMPP_FLAG_LAST) {
 		ack(agent, rr, pkt);

@@ -7,7 +7,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "mad.h"
@@ -97,24 +96,11 @@ static int node_records(struct sefa_daemon *d, struct sa_query *q)
 
 	for (i = 0; i < d->ndev; i++) {
 		const struct sefa_device *dev = &d->dev[i];
-		uint8_t *ni = rec + 4;
 
 		memset(rec, 0, sizeof(rec));
 		put16(rec, dev->lid);
-		ni[0] = MAD_BASE_VERSION;
-		ni[1] = 1;
-		ni[2] = (uint8_t)dev->profile->node_type;
-		ni[3] = 1;
-		put64(ni + 4, dev->node_guid);
-		put64(ni + 12, dev->node_guid);
-		put64(ni + 20, dev->node_guid);
-		put16(ni + 28, SEFA_PKEY_TBL_LEN);
-		put16(ni + 30, dev->profile->vendor_part_id);
-		put32(ni + 32, SEFA_HW_REV);
-		ni[36] = 1;
-		put16(ni + 38, SEFA_VENDOR_ID);
-		snprintf((char *)rec + 44, 64, "SoftEFA host %u %s", d->host_id,
-			 dev->name);
+		mad_node_info(dev, rec + 4);
+		mad_node_desc(d, dev, rec + 44);
 		ret = add_record(q, rec);
 		if (ret)
 			return ret;
@@ -220,11 +206,23 @@ out:
 	free(q.out);
 }
 
+/*
+ * The SA reads a request as a whole MAD.  A message can be shorter: the
+ * kernel's reassembly of a one-segment RMPP request cuts it where its
+ * PayloadLength says, 36 bytes for a PayloadLength of 0, and an SM gets no
+ * more than that.  The bytes it lacks read as zero, as the pad they are on
+ * the wire (which a kernel RMPP sender zeroes), so such a request is
+ * answered like one with an empty component mask, and nothing past the
+ * message is read or echoed back.
+ */
 static void sa_recv(struct mad_agent *agent, struct mad_recv *r,
 		    const struct mad_pkt *pkt)
 {
-	sa_answer(agent, pkt, r->data);
+	uint8_t req[MAD_SIZE] = {};
+
+	memcpy(req, r->data, r->len < MAD_SIZE ? r->len : MAD_SIZE);
 	free(r);
+	sa_answer(agent, pkt, req);
 }
 
 /* The SA: a kernel-RMPP agent on the SM's port, for Get and GetTable. */

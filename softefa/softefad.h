@@ -160,7 +160,7 @@ struct sefa_daemon {
 	struct mad_pkt *mad_wire;	/* MADs in flight, in order */
 	struct mad_pkt **mad_wire_tail;
 	bool mad_draining;
-	uint32_t mad_next_hi_tid;
+	uint32_t mad_last_hi_tid;	/* the hi_tid given last */
 };
 
 /* A memory region the client may mmap. */

@@ -20,9 +20,22 @@
 #include "mad.h"
 
 #define UMAD_MAX_AGENTS		32
-#define UMAD_MAX_QUEUED		200000	/* receives beyond are dropped */
-#define UMAD_MAX_WRITE		(8U << 20)
 #define HDR_OLD_SIZE		offsetof(struct ib_user_mad_hdr, pkey_index)
+
+/*
+ * What one file may make the daemon hold.  Receives past either queue
+ * bound are dropped, as current kernels drop them past 200000 packets
+ * (the byte bound is ours: a packet here may be a reassembled message of
+ * MAD_MAX_MSG_LEN).  Sends still tracked (waiting for a response, or an
+ * RMPP transfer for its ACKs; with retries and nobody answering that can
+ * be long) are bounded likewise: past them write() fails with ENOMEM, as
+ * ib_post_send_mad() does when the kernel cannot allocate.  Either kind
+ * ends with its response, its timeout after the retries, or the file.
+ */
+#define UMAD_MAX_QUEUED		200000
+#define UMAD_MAX_QUEUED_BYTES	(64U << 20)
+#define UMAD_MAX_SENDS		1024
+#define UMAD_MAX_SEND_BYTES	(64U << 20)
 
 struct umad_file {
 	struct sefa_client *c;
@@ -34,6 +47,7 @@ struct umad_file {
 	struct mad_recv *head;
 	struct mad_recv **tail;
 	unsigned int queued;
+	size_t queued_bytes;
 	struct sefa_event_file *ready;	/* the process's fd: readiness */
 	bool token;			/* its byte is in */
 };
@@ -58,7 +72,8 @@ static void readiness(struct umad_file *f)
 void umad_queue(struct umad_file *f, struct mad_agent *agent,
 		struct mad_recv *r)
 {
-	if (f->queued >= UMAD_MAX_QUEUED) {
+	if (f->queued >= UMAD_MAX_QUEUED ||
+	    f->queued_bytes + r->len > UMAD_MAX_QUEUED_BYTES) {
 		free(r);
 		return;
 	}
@@ -68,6 +83,7 @@ void umad_queue(struct umad_file *f, struct mad_agent *agent,
 	*f->tail = r;
 	f->tail = &r->next;
 	f->queued++;
+	f->queued_bytes += r->len;
 	readiness(f);
 }
 
@@ -363,16 +379,10 @@ static int64_t umad_read(struct umad_file *f, uint64_t buf, uint64_t count)
 		return -ENOSPC;
 	f->head = r->next;
 	f->queued--;
+	f->queued_bytes -= r->len;
 	free(r);
 	readiness(f);
 	return hs + n;
-}
-
-static bool same_dest(const struct mad_send *s, const struct mad_addr *a)
-{
-	if (s->addr.grh && a->grh)
-		return !memcmp(s->addr.dgid, a->dgid, 16);
-	return s->addr.dlid == a->dlid;
 }
 
 /*
@@ -393,7 +403,8 @@ static bool is_duplicate(const struct umad_file *f, uint64_t tid,
 			if (s->tid != tid || s->mgmt_class != msg[MAD_OFF_CLASS] ||
 			    s->response != resp)
 				continue;
-			if (!resp || same_dest(s, addr))
+			if (!resp || mad_send_went_to(s, addr->dlid, addr->grh,
+						      addr->dgid))
 				return true;
 		}
 	}
@@ -416,6 +427,22 @@ static int parse_addr(const struct umad_file *f,
 	a->grh = true;
 	memcpy(a->dgid, hdr->gid, 16);
 	return 0;
+}
+
+/* Room for one more send of @len bytes on the file, or ENOMEM. */
+static int send_room(const struct umad_file *f, size_t len)
+{
+	unsigned int i, nsends = 0;
+	size_t bytes = len;
+
+	for (i = 0; i < UMAD_MAX_AGENTS; i++) {
+		if (!f->agent[i])
+			continue;
+		nsends += f->agent[i]->nsends;
+		bytes += f->agent[i]->send_bytes;
+	}
+	return nsends < UMAD_MAX_SENDS && bytes <= UMAD_MAX_SEND_BYTES ?
+	       0 : -ENOMEM;
 }
 
 /* write(): one MAD, or one whole RMPP message for a kernel-RMPP agent. */
@@ -442,8 +469,11 @@ static int64_t umad_write(struct umad_file *f, uint64_t buf, uint64_t count)
 	if (ret)
 		return ret;
 	len = count - hs;
-	if (len > UMAD_MAX_WRITE)
+	if (len > MAD_MAX_MSG_LEN)
 		return -ENOMEM;
+	ret = send_room(f, len);
+	if (ret)
+		return ret;
 	msg = malloc(len);
 	if (!msg)
 		return -ENOMEM;

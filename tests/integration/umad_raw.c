@@ -5,7 +5,9 @@
  * header layouts, TID rewriting and response routing, timeouts after
  * retries, the read() buffer rules, undelivered classes, malformed writes,
  * issmN, a 20 KiB RMPP message to an agent in another process and back,
- * RMPP aborts and an RMPP send nobody acknowledges.
+ * RMPP aborts, an RMPP send nobody acknowledges and ACKs from elsewhere,
+ * an SA request shorter than its header, and the caps on what one file may
+ * hold in the daemon.
  * Run under "softefa exec".
  */
 #define _GNU_SOURCE
@@ -38,6 +40,19 @@
 #define METHOD_SET	0x02
 #define METHOD_RESP	0x80
 #define BIG		20480
+#define SA_CLASS	0x03
+#define SM_LID		1
+#define METHOD_GET_TABLE	0x12
+#define ATTR_NODE_RECORD	0x0011
+#define RMPP_DATA	1
+#define RMPP_ACK	2
+#define RMPP_STOP	3
+#define RMPP_ACTIVE	1
+#define RMPP_FIRST	2
+#define RMPP_LAST	4
+#define RMPP_RESX	1
+#define MAX_SENDS	1024	/* tracked sends a file may hold */
+#define MAX_RECVS	64	/* RMPP transfers in progress per agent */
 
 /* An address no process maps; a variable keeps the compiler out of it. */
 static void *volatile nowhere = (void *)8;
@@ -126,12 +141,57 @@ static void mad_init(struct umad *u, uint32_t agent, uint16_t lid,
 	u->mad[39] = OUI & 0xff;
 }
 
+static void put16(uint8_t *p, uint16_t v)
+{
+	v = htobe16(v);
+	memcpy(p, &v, 2);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	v = htobe32(v);
+	memcpy(p, &v, 4);
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return be16toh(v);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return be32toh(v);
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return be64toh(v);
+}
+
+/* The RMPP header of a MAD: version 1, no response time. */
+static void rmpp_hdr(struct umad *u, uint8_t type, uint8_t flags,
+		     uint8_t status, uint32_t seg, uint32_t paylen)
+{
+	u->mad[24] = 1;
+	u->mad[25] = type;
+	u->mad[26] = flags;
+	u->mad[27] = status;
+	put32(u->mad + 28, seg);
+	put32(u->mad + 32, paylen);
+}
+
 static uint64_t tid_of(const uint8_t *mad)
 {
-	uint64_t t;
-
-	memcpy(&t, mad + 8, 8);
-	return be64toh(t);
+	return get64(mad + 8);
 }
 
 static ssize_t send_umad(int fd, struct umad *u, uint32_t timeout_ms,
@@ -654,6 +714,204 @@ START_TEST(rmpp_unacked_times_out)
 }
 END_TEST
 
+/*
+ * ACKs, STOPs and ABORTs are matched to an RMPP send by TID, class and
+ * peer: an ACK from another port moves nothing; the receiver's does.
+ */
+START_TEST(rmpp_ack_from_elsewhere)
+{
+	int snd = umad_open(0), rcv = umad_open(1), other = umad_open(0);
+	int a = reg2(snd, 1, RMPP_CLASS, 1, 1, OUI, 0);
+	int o = reg2(other, 1, 0, 0, 0, 0, 0);
+	struct ib_user_mad_reg_req2 r = {
+		.qpn = 1, .mgmt_class = RMPP_CLASS, .mgmt_class_version = 1,
+		.oui = OUI, .rmpp_version = 1, .flags = IB_USER_MAD_USER_RMPP,
+		.method_mask = { 1 << METHOD_GET },
+	};
+	uint8_t *msg = rmpp_msg(a, lid_of(1), METHOD_GET, 0xac, 300, 3);
+	struct umad u, ack;
+
+	ck_assert_int_ge(a, 0);
+	ck_assert_int_ge(o, 0);
+	ck_assert_int_eq(ioctl(rcv, IB_USER_MAD_REGISTER_AGENT2, &r), 0);
+	/* 300 bytes: two segments, the first alone in the first window */
+	ck_assert_int_eq(write(snd, msg, HDR + 40 + 300),
+			 (ssize_t)(HDR + 40 + 300));
+	free(msg);
+	ck_assert_int_eq(recv_umad(rcv, &u, sizeof(u)), (ssize_t)sizeof(u));
+	ck_assert_int_eq(get32(u.mad + 28), 1);
+
+	/* the sender's TID, class and method, from the sender's own port */
+	memcpy(&ack, &u, sizeof(ack));
+	ack.hdr.id = o;
+	ack.hdr.lid = htobe16(lid_of(0));
+	ack.mad[3] = METHOD_RESP | METHOD_GET;
+	rmpp_hdr(&ack, RMPP_ACK, RMPP_ACTIVE, 0, 1, 2);
+	ck_assert_int_eq(send_umad(other, &ack, 0, 0), (ssize_t)sizeof(ack));
+	ck_assert(!readable(rcv, 300));
+
+	/* the same ACK from the receiver opens the window */
+	ack.hdr.id = r.id;
+	ck_assert_int_eq(send_umad(rcv, &ack, 0, 0), (ssize_t)sizeof(ack));
+	ck_assert_int_eq(recv_umad(rcv, &u, sizeof(u)), (ssize_t)sizeof(u));
+	ck_assert_int_eq(get32(u.mad + 28), 2);
+	ck_assert_int_eq(u.mad[26] & RMPP_LAST, RMPP_LAST);
+	rmpp_hdr(&ack, RMPP_ACK, RMPP_ACTIVE, 0, 2, 2);
+	ck_assert_int_eq(send_umad(rcv, &ack, 0, 0), (ssize_t)sizeof(ack));
+	ck_assert(!readable(other, 0));
+	close(snd);
+	close(rcv);
+	close(other);
+}
+END_TEST
+
+/* A NodeRecord query to the SA: template LID @lid, component mask @mask. */
+static void sa_request(struct umad *u, uint32_t agent, uint8_t method,
+		       uint64_t tid, uint64_t mask, uint16_t lid)
+{
+	mad_init(u, agent, SM_LID, SA_CLASS, method, tid);
+	u->mad[2] = 2;
+	memset(u->mad + 36, 0, 8);		/* SM_Key */
+	put16(u->mad + 16, ATTR_NODE_RECORD);
+	mask = htobe64(mask);
+	memcpy(u->mad + 48, &mask, 8);
+	put16(u->mad + 56, lid);
+}
+
+/*
+ * A single-segment RMPP request whose PayloadLength (0) ends the message
+ * inside the SA header: the kernel's reassembly makes it 36 bytes.  The SA
+ * answers from those, the rest reading as zero, never from past them: the
+ * component mask the MAD's tail holds is no part of the message.  The
+ * receiver ACKs the segment first, and the ACK, echoing our headers,
+ * would take a waiting request's place: send without one, and see the
+ * answers that RMPP brings (a GetTable's) as a non-RMPP agent does.
+ */
+START_TEST(sa_short_rmpp_request)
+{
+	static const uint8_t methods[] = { METHOD_GET, METHOD_GET_TABLE };
+	int fd = umad_open(0);
+	int a = reg2(fd, 1, 0, 0, 0, 0, 0);
+	struct umad u;
+	size_t i;
+
+	ck_assert_int_ge(a, 0);
+	for (i = 0; i < sizeof(methods); i++) {
+		sa_request(&u, a, methods[i], 0x5a + i, ~0ULL, lid_of(1));
+		rmpp_hdr(&u, RMPP_DATA, RMPP_ACTIVE | RMPP_FIRST | RMPP_LAST,
+			 0, 1, 0);
+		ck_assert_int_eq(send_umad(fd, &u, 0, 0), (ssize_t)sizeof(u));
+		ck_assert_int_eq(recv_umad(fd, &u, sizeof(u)),
+				 (ssize_t)sizeof(u));
+		ck_assert_int_eq(u.mad[25], RMPP_ACK);
+		ck_assert_int_eq(get32(u.mad + 28), 1);
+		ck_assert_uint_eq(tid_of(u.mad) & 0xffffffff, 0x5a + i);
+	}
+	/* the whole table, a mask of 0 selecting every node */
+	memset(&u, 0xee, sizeof(u));
+	ck_assert_int_eq(recv_umad(fd, &u, sizeof(u)), (ssize_t)sizeof(u));
+	ck_assert_int_eq(u.mad[3], METHOD_RESP | METHOD_GET_TABLE);
+	ck_assert_uint_eq(tid_of(u.mad) & 0xffffffff, 0x5b);
+	ck_assert_int_eq(get16(u.mad + 4), 0);
+	ck_assert_int_eq(u.mad[25], RMPP_DATA);
+	ck_assert_int_eq(u.mad[26] & 3, RMPP_ACTIVE | RMPP_FIRST);
+	ck_assert_uint_eq(get64(u.mad + 48), 0);
+
+	/* and a whole request still gets its record */
+	sa_request(&u, a, METHOD_GET, 0x5c, 1, lid_of(1));
+	ck_assert_int_eq(send_umad(fd, &u, 1000, 0), (ssize_t)sizeof(u));
+	ck_assert_int_eq(recv_umad(fd, &u, sizeof(u)), (ssize_t)sizeof(u));
+	ck_assert_int_eq(u.mad[3], METHOD_RESP | METHOD_GET);
+	ck_assert_int_eq(get16(u.mad + 4), 0);
+	ck_assert_uint_eq(get64(u.mad + 48), 1);
+	ck_assert_int_eq(get16(u.mad + 56), lid_of(1));
+	close(fd);
+}
+END_TEST
+
+/*
+ * A file holds so many sends awaiting their response; the next write
+ * fails with ENOMEM, as the kernel's allocation would, until some end.
+ */
+START_TEST(send_cap)
+{
+	int fd = umad_open(0);
+	int a = reg2(fd, 1, 0, 0, 0, 0, 0);
+	struct umad u;
+	unsigned int i;
+
+	ck_assert_int_ge(a, 0);
+	/* nobody has LID 77 */
+	for (i = 0; i < MAX_SENDS; i++) {
+		mad_init(&u, a, 77, VENDOR_CLASS, METHOD_GET, 1000 + i);
+		ck_assert_int_eq(send_umad(fd, &u, 1500, 0),
+				 (ssize_t)sizeof(u));
+	}
+	mad_init(&u, a, 77, VENDOR_CLASS, METHOD_GET, 1000 + i);
+	ck_assert_int_eq(send_umad(fd, &u, 1500, 0), -1);
+	ck_assert_int_eq(errno, ENOMEM);
+	/* a send that expects nothing is refused alike */
+	ck_assert_int_eq(send_umad(fd, &u, 0, 0), -1);
+	ck_assert_int_eq(errno, ENOMEM);
+	for (i = 0; i < MAX_SENDS; i++) {
+		ck_assert_int_eq(recv_umad(fd, &u, sizeof(u)), HDR + 24);
+		ck_assert_int_eq(u.hdr.status, ETIMEDOUT);
+	}
+	mad_init(&u, a, 77, VENDOR_CLASS, METHOD_GET, 1);
+	ck_assert_int_eq(send_umad(fd, &u, 1500, 0), (ssize_t)sizeof(u));
+	close(fd);
+}
+END_TEST
+
+/* Segment 1 of a user-RMPP transfer; the receiver's answer. */
+static void first_seg(int fd, uint32_t agent, uint64_t tid, uint32_t paylen,
+		      struct umad *answer)
+{
+	struct umad u;
+
+	mad_init(&u, agent, lid_of(1), RMPP_CLASS, METHOD_GET, tid);
+	rmpp_hdr(&u, RMPP_DATA, RMPP_ACTIVE | RMPP_FIRST, 0, 1, paylen);
+	ck_assert_int_eq(send_umad(fd, &u, 0, 0), (ssize_t)sizeof(u));
+	ck_assert_int_eq(recv_umad(fd, answer, sizeof(*answer)),
+			 (ssize_t)sizeof(*answer));
+	ck_assert_uint_eq(tid_of(answer->mad) & 0xffffffff, tid);
+}
+
+/*
+ * A kernel-RMPP receiver takes so many transfers in progress per agent,
+ * and none that says it will be longer than a write may be: it answers
+ * their first segment with STOP(RESX), the receiver out of resources.
+ */
+START_TEST(rmpp_recv_caps)
+{
+	int srv = umad_open(1), cli = umad_open(0);
+	int s = reg2(srv, 1, RMPP_CLASS, 1, 1, OUI, 1 << METHOD_GET);
+	struct ib_user_mad_reg_req2 r = {
+		.qpn = 1, .mgmt_class = RMPP_CLASS, .mgmt_class_version = 1,
+		.oui = OUI, .rmpp_version = 1, .flags = IB_USER_MAD_USER_RMPP,
+	};
+	struct umad u;
+	unsigned int i;
+
+	ck_assert_int_ge(s, 0);
+	ck_assert_int_eq(ioctl(cli, IB_USER_MAD_REGISTER_AGENT2, &r), 0);
+	first_seg(cli, r.id, 200, 9 << 20, &u);
+	ck_assert_int_eq(u.mad[25], RMPP_STOP);
+	ck_assert_int_eq(u.mad[27], RMPP_RESX);
+	for (i = 0; i < MAX_RECVS; i++) {
+		first_seg(cli, r.id, 300 + i, 1000, &u);
+		ck_assert_int_eq(u.mad[25], RMPP_ACK);
+		ck_assert_int_eq(get32(u.mad + 28), 1);
+	}
+	first_seg(cli, r.id, 300 + i, 1000, &u);
+	ck_assert_int_eq(u.mad[25], RMPP_STOP);
+	ck_assert_int_eq(u.mad[27], RMPP_RESX);
+	ck_assert(!readable(srv, 0));
+	close(srv);
+	close(cli);
+}
+END_TEST
+
 static Suite *umad_suite(void)
 {
 	Suite *s = suite_create("umad_raw");
@@ -671,6 +929,10 @@ static Suite *umad_suite(void)
 	tcase_add_test(tc, rmpp_between_processes);
 	tcase_add_test(tc, rmpp_aborts);
 	tcase_add_test(tc, rmpp_unacked_times_out);
+	tcase_add_test(tc, rmpp_ack_from_elsewhere);
+	tcase_add_test(tc, sa_short_rmpp_request);
+	tcase_add_test(tc, send_cap);
+	tcase_add_test(tc, rmpp_recv_caps);
 	suite_add_tcase(s, tc);
 	return s;
 }
