@@ -80,8 +80,17 @@ check_provider() {
 
 # A TCP port for one test's out-of-band exchange, unlikely to collide with
 # a test running beside it.
+# A TCP port for a tool's out-of-band exchange: below the ephemeral range
+# (32768 up), where clients' own ports would collide with it, and not used
+# by any socket in any state, since the tools do not set SO_REUSEADDR.
 pick_port() {
-	echo $((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+	local p
+
+	while :; do
+		p=$((10000 + (RANDOM * 32768 + RANDOM) % 22000))
+		[ -z "$(ss -Hatn "sport = :$p")" ] && break
+	done
+	echo "$p"
 }
 
 # Wait until something listens on TCP port $1 (at most ten seconds).

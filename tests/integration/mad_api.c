@@ -38,6 +38,8 @@
 #include <infiniband/efadv_mad.h>
 #include <infiniband/verbs.h>
 
+#include "peer.h"
+
 #define PORT		1
 #define BIG_LEN		(20 * 1024)
 #define SA_HDR		EFADV_MAD_SA_HDR_SIZE
@@ -352,24 +354,11 @@ static struct msg peer_call(struct msg m)
 	return r;
 }
 
-/* The peer starts before this process opens a device: it shares no fd. */
 static void setup(void)
 {
 	struct msg r;
-	char fd[16];
-	int sv[2];
 
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
-	peer_pid = fork();
-	ck_assert_int_ge(peer_pid, 0);
-	if (!peer_pid) {
-		close(sv[0]);
-		snprintf(fd, sizeof(fd), "%d", sv[1]);
-		execl("/proc/self/exe", "mad_api", "--peer", fd, (char *)NULL);
-		_exit(127);
-	}
-	close(sv[1]);
-	peer_sock = sv[0];
+	peer_sock = peer_spawn("mad_api", &peer_pid);
 
 	ctx = open_dev("MAD_DEV_A", false);
 	ck_assert_ptr_nonnull(ctx);
@@ -664,17 +653,4 @@ static Suite *mad_suite(void)
 	return s;
 }
 
-int main(int argc, char **argv)
-{
-	SRunner *sr;
-	int failed;
-
-	if (argc == 3 && !strcmp(argv[1], "--peer"))
-		return peer_main(atoi(argv[2]));
-
-	sr = srunner_create(mad_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+SEFA_PEER_MAIN(mad_suite, peer_main)

@@ -29,6 +29,8 @@
 #include <infiniband/verbs.h>
 #include <infiniband/verbs_exp.h>
 
+#include "peer.h"
+
 #define BUF_SIZE	(1 << 20)
 #define REMOTE_ALL	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 			 IBV_ACCESS_REMOTE_READ)
@@ -242,28 +244,9 @@ static struct msg peer_call(struct msg m)
 	return r;
 }
 
-/* The peer starts before this process opens a device: it shares no fd. */
-static void peer_start(void)
-{
-	char fd[16];
-	int sv[2];
-
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
-	peer_pid = fork();
-	ck_assert_int_ge(peer_pid, 0);
-	if (!peer_pid) {
-		close(sv[0]);
-		snprintf(fd, sizeof(fd), "%d", sv[1]);
-		execl("/proc/self/exe", "umr_verbs", "--peer", fd, (char *)NULL);
-		_exit(127);
-	}
-	close(sv[1]);
-	peer_sock = sv[0];
-}
-
 static void setup(void)
 {
-	peer_start();
+	peer_sock = peer_spawn("umr_verbs", &peer_pid);
 	ck_assert_int_eq(node_open(&a), 0);
 	shadow = malloc(BUF_SIZE);
 	ck_assert_ptr_nonnull(shadow);
@@ -957,17 +940,4 @@ static Suite *umr_suite(void)
 	return s;
 }
 
-int main(int argc, char **argv)
-{
-	SRunner *sr;
-	int failed;
-
-	if (argc == 3 && !strcmp(argv[1], "--peer"))
-		return peer_main(atoi(argv[2]));
-
-	sr = srunner_create(umr_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+SEFA_PEER_MAIN(umr_suite, peer_main)

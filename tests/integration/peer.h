@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Two-process integration tests: the Check program is one side, and the
+ * same program run again with "--peer FD" is the other, connected by a
+ * SOCK_SEQPACKET pair over which the test asks the peer to act.
+ */
+#ifndef SEFA_TEST_PEER_H
+#define SEFA_TEST_PEER_H
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/*
+ * Start the peer and return this side's socket.  Call it before opening a
+ * device: the peer is a new program and must share no fd with this one.
+ */
+static inline int peer_spawn(const char *name, pid_t *pid)
+{
+	char fd[16];
+	int sv[2];
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	*pid = fork();
+	ck_assert_int_ge(*pid, 0);
+	if (!*pid) {
+		close(sv[0]);
+		snprintf(fd, sizeof(fd), "%d", sv[1]);
+		execl("/proc/self/exe", name, "--peer", fd, (char *)NULL);
+		_exit(127);
+	}
+	close(sv[1]);
+	return sv[0];
+}
+
+/* main(): the peer's loop when run as one, the suite otherwise. */
+#define SEFA_PEER_MAIN(suite_fn, peer_fn)				\
+	int main(int argc, char **argv)					\
+	{								\
+		SRunner *sr;						\
+		int failed;						\
+									\
+		if (argc == 3 && !strcmp(argv[1], "--peer"))		\
+			return peer_fn(atoi(argv[2]));			\
+		sr = srunner_create(suite_fn());			\
+		srunner_run_all(sr, CK_NORMAL);				\
+		failed = srunner_ntests_failed(sr);			\
+		srunner_free(sr);					\
+		return failed ? EXIT_FAILURE : EXIT_SUCCESS;		\
+	}
+
+#endif
