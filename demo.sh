@@ -1,7 +1,8 @@
 #!/bin/bash
 # Install what is missing, build, start a SoftEFA host, run real tools on it
 # through our provider and through Debian's stock one (device queries and a
-# ping-pong with one of each), and stop it again.
+# ping-pong with one of each), and stop it again; then an InfiniBand-style
+# host (the "extended" profile) for RC and the MAD tools.
 set -euo pipefail
 . "$(dirname "$0")/scripts/common.sh"
 
@@ -59,4 +60,22 @@ run "$SOFTEFA" --run-dir "$RUN" stats
 
 echo
 echo "== stopping the host"
+run "$SOFTEFA" --run-dir "$RUN" stop
+
+echo
+echo "== an extended-profile host: RC, LIDs, and the kernel's MAD layer"
+run "$SOFTEFA" --run-dir "$RUN" start --profile extended --devices 2
+"$SOFTEFA" --run-dir "$RUN" exec -- ibv_rc_pingpong -p "$PORT" -n 200 \
+	>"$RUN/server.out" 2>&1 &
+for _ in $(seq 100); do
+	[ -n "$(ss -Hltn "sport = :$PORT")" ] && break
+	sleep 0.05
+done
+run "$SOFTEFA" --run-dir "$RUN" exec -- \
+	ibv_rc_pingpong -p "$PORT" -n 200 127.0.0.1
+wait
+run "$SOFTEFA" --run-dir "$RUN" exec -- ibstat efa_0
+run "$SOFTEFA" --run-dir "$RUN" exec -- smpquery nodedesc 3
+run "$SOFTEFA" --run-dir "$RUN" exec -- saquery -p --slid 2 --dlid 3
+run "$SOFTEFA" --run-dir "$RUN" exec -- perfquery
 run "$SOFTEFA" --run-dir "$RUN" stop
