@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /*
@@ -34,6 +35,24 @@ static inline int peer_spawn(const char *name, pid_t *pid)
 	}
 	close(sv[1]);
 	return sv[0];
+}
+
+/* One request to the peer and its answer, both len bytes. */
+static inline void peer_exchange(int sock, const void *req, void *resp,
+				 size_t len)
+{
+	ck_assert_int_eq(write(sock, req, len), len);
+	ck_assert_int_eq(read(sock, resp, len), len);
+}
+
+/* After the peer was told to quit: it must have exited with 0. */
+static inline void peer_reap(int sock, pid_t pid)
+{
+	int status;
+
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(sock);
 }
 
 /* main(): the peer's loop when run as one, the suite otherwise. */

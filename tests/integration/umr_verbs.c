@@ -21,8 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -238,8 +236,7 @@ static struct msg peer_call(struct msg m)
 {
 	struct msg r;
 
-	ck_assert_int_eq(write(peer_sock, &m, sizeof(m)), sizeof(m));
-	ck_assert_int_eq(read(peer_sock, &r, sizeof(r)), sizeof(r));
+	peer_exchange(peer_sock, &m, &r, sizeof(m));
 	ck_assert_int_eq(r.op, m.op);
 	return r;
 }
@@ -255,12 +252,8 @@ static void setup(void)
 
 static void teardown(void)
 {
-	int status;
-
 	peer_call((struct msg){ .op = P_QUIT });
-	ck_assert_int_eq(waitpid(peer_pid, &status, 0), peer_pid);
-	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	close(peer_sock);
+	peer_reap(peer_sock, peer_pid);
 	node_close(&a);
 	free(shadow);
 }
