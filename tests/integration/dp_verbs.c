@@ -118,6 +118,16 @@ static struct ibv_qp *make_qp(bool srd, struct ibv_cq *cq, int rnr_retry)
 	return qp;
 }
 
+/* A QP of @type with a few WRs of one SGE, on the shared CQ. */
+static struct ibv_qp_init_attr small_qp_attr(enum ibv_qp_type type)
+{
+	return (struct ibv_qp_init_attr){
+		.send_cq = e.cq, .recv_cq = e.cq, .qp_type = type,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+}
+
 static struct ibv_ah *make_ah(void)
 {
 	struct ibv_ah_attr a = {
@@ -268,11 +278,7 @@ START_TEST(unknown_sender_ah)
 	struct ibv_qp *a, *b;
 	struct ibv_mr *mr2;
 	struct ibv_wc wc;
-	struct ibv_qp_init_attr ia = {
-		.send_cq = e.cq, .recv_cq = e.cq, .qp_type = IBV_QPT_UD,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
+	struct ibv_qp_init_attr ia = small_qp_attr(IBV_QPT_UD);
 	struct ibv_ah *ah = make_ah();
 
 	ck_assert_ptr_nonnull(pd2);
@@ -308,11 +314,7 @@ END_TEST
 
 START_TEST(post_not_rts)
 {
-	struct ibv_qp_init_attr ia = {
-		.send_cq = e.cq, .recv_cq = e.cq, .qp_type = IBV_QPT_UD,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
+	struct ibv_qp_init_attr ia = small_qp_attr(IBV_QPT_UD);
 	struct ibv_qp *qp = ibv_create_qp(e.pd, &ia);
 	struct ibv_ah *ah = make_ah();
 	struct ibv_sge sge = { (uintptr_t)e.buf, 8, e.mr->lkey };
@@ -332,11 +334,7 @@ END_TEST
 /* EFA has no RC; the extended profile offers it (see rc_verbs). */
 START_TEST(rc_refused)
 {
-	struct ibv_qp_init_attr ia = {
-		.send_cq = e.cq, .recv_cq = e.cq, .qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
+	struct ibv_qp_init_attr ia = small_qp_attr(IBV_QPT_RC);
 	const char *profile = getenv("SEFA_PROFILE");
 
 	if (profile && !strcmp(profile, "extended"))
