@@ -220,14 +220,17 @@ static size_t counters_text(char *buf, size_t len, const char *what,
 {
 	int n = snprintf(buf, len,
 			 "%s tx_pkts %llu tx_bytes %llu rx_pkts %llu rx_bytes %llu "
-			 "rx_drops %llu rnr_retries %llu errors %llu\n", what,
+			 "rx_drops %llu rnr_retries %llu errors %llu "
+			 "rdma_reads %llu rdma_writes %llu\n", what,
 			 (unsigned long long)k->tx_pkts,
 			 (unsigned long long)k->tx_bytes,
 			 (unsigned long long)k->rx_pkts,
 			 (unsigned long long)k->rx_bytes,
 			 (unsigned long long)k->rx_drops,
 			 (unsigned long long)k->rnr_retries,
-			 (unsigned long long)k->errors);
+			 (unsigned long long)k->errors,
+			 (unsigned long long)k->rdma_reads,
+			 (unsigned long long)k->rdma_writes);
 
 	return n < 0 ? 0 : (size_t)n;
 }

@@ -653,11 +653,15 @@ static int exec_rdma(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 	}
 	tqp->rq_psn = (tqp->rq_psn + 1) & 0xffffff;
 	if (write) {
+		qp->cnt.rdma_writes++;
+		qp->dev->cnt.rdma_writes++;
 		qp->cnt.tx_bytes += rm->length;
 		qp->dev->cnt.tx_bytes += rm->length;
 		tqp->cnt.rx_bytes += rm->length;
 		tqp->dev->cnt.rx_bytes += rm->length;
 	} else {
+		qp->cnt.rdma_reads++;
+		qp->dev->cnt.rdma_reads++;
 		qp->cnt.rx_bytes += rm->length;
 		qp->dev->cnt.rx_bytes += rm->length;
 	}

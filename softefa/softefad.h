@@ -96,6 +96,8 @@ struct sefa_counters {
 	uint64_t rx_drops;	/* UD: no buffer, bad Q_Key, no such QP */
 	uint64_t rnr_retries;	/* SRD receiver-not-ready, retried */
 	uint64_t errors;	/* error completions */
+	uint64_t rdma_reads;	/* RDMA reads requested, completed */
+	uint64_t rdma_writes;	/* RDMA writes requested, completed */
 };
 
 struct sefa_device {

@@ -29,4 +29,7 @@ grep -Eq '^ +8928 +500 ' "$RUN/client.out" || fail "ib_send_bw: $(cat "$RUN/clie
 perf ib_read_bw -c SRD -x 0 -n 200
 grep -Eq '^ +65536 +200 ' "$RUN/client.out" || fail "ib_read_bw: $(cat "$RUN/client.out")"
 expect_eq errors "$(stat_field efa_0 errors)" 0
+# ib_read_bw's 200 iterations at every size ran as the device's reads.
+[ "$(stat_field efa_0 rdma_reads)" -ge 200 ] ||
+	fail "rdma_reads: $(stat_field efa_0 rdma_reads)"
 echo "ok: $ABI $P"
