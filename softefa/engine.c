@@ -437,6 +437,29 @@ static void complete_recv(struct sefa_qp *tqp, const struct efa_io_rx_desc *d,
 	sefa_cq_write(tqp->recv_cq, tqp->recv_sub_cq, &e, sizeof(e));
 }
 
+/*
+ * A UD receive, on EFA as on InfiniBand, leaves the first 40 bytes of the
+ * WR's scatter list to a GRH, wherever the SGEs split them: the payload
+ * follows.  EFA has no GRH to put there and never reports IBV_WC_GRH, so,
+ * as for an IB message without one, the area is undefined: the device
+ * writes nothing in it.  The completion's length counts it, as IB's does.
+ */
+#define UD_GRH_LEN	sizeof(struct ibv_grh)
+
+/* Step over the first @n bytes of the segments, which must hold them. */
+static void seg_skip(struct seg_list *l, uint64_t n)
+{
+	while (n && n >= l->seg->len) {
+		n -= l->seg->len;
+		l->seg++;
+		l->n--;
+	}
+	if (n) {
+		l->seg->addr += n;
+		l->seg->len -= n;
+	}
+}
+
 /* Receive buffers of one WR, checked as the receiver's local writes. */
 static int scatter_local(struct sefa_qp *tqp, const struct efa_io_rx_desc *d,
 			 unsigned int n, struct seg_list *out, uint64_t *room)
@@ -499,6 +522,7 @@ static int exec_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 		     int *status)
 {
 	bool ud = qp->type == IBV_QPT_UD;
+	uint64_t grh = ud ? UD_GRH_LEN : 0;
 	bool is_inline = w->meta.ctrl1 & EFA_IO_TX_META_DESC_INLINE_MSG;
 	struct seg_list src = { .seg = local_segs }, dst = { .seg = peer_segs };
 	struct efa_io_rx_desc rx[MAX_SGE];
@@ -557,22 +581,25 @@ static int exec_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 	}
 
 	st = scatter_local(tqp, rx, nrx, &dst, &room);
-	if (!st && len > room)
+	if (!st && grh + len > room)
 		st = ud ? EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH : -1;
 	if (st == -1) {
 		/* SRD: the receiver keeps its buffer, the sender is told. */
 		*status = EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_LENGTH;
 		return SEND_DONE;
 	}
-	if (!st && (is_inline ?
+	if (!st) {
+		seg_skip(&dst, grh);
+		if (is_inline ?
 		    dma_engine(dst.seg, dst.n, (void *)w->data.inline_data, len,
 			       true) :
-		    dma_copy(src.seg, src.n, dst.seg, dst.n, len)))
-		st = EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
+		    dma_copy(src.seg, src.n, dst.seg, dst.n, len))
+			st = EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
+	}
 
 	tqp->rq_ci += nrx;
 	tqp->rq_psn = (tqp->rq_psn + 1) & 0xffffff;
-	complete_recv(tqp, rx, st, qp, w, len);
+	complete_recv(tqp, rx, st, qp, w, grh + len);
 	if (!st) {
 		tqp->cnt.rx_pkts++;
 		tqp->cnt.rx_bytes += len;

@@ -180,10 +180,11 @@ struct efa_sq {
 };
 
 /*
- * A receive descriptor holds at most 64 KiB - 1 bytes.  Datagrams are at
- * most an MTU, so longer SGEs are offered as that much; an RC message can
- * be longer, so on RC an SGE takes as many descriptors as it needs, up to
- * wr_descs for the whole WR, for which the ring has room.
+ * A receive descriptor holds at most 64 KiB - 1 bytes.  A datagram takes
+ * at most an MTU (on UD, behind a 40-byte GRH area), so longer SGEs are
+ * offered as that much; an RC message can be longer, so on RC an SGE takes
+ * as many descriptors as it needs, up to wr_descs for the whole WR, for
+ * which the ring has room.
  */
 struct efa_rq {
 	struct efa_wq wq;

@@ -25,6 +25,10 @@
 #define QKEY		0x11111111
 #define BUF_SIZE	(1 << 20)
 #define EFA_MTU		8928
+/* A UD receive buffer begins with the GRH area: the payload follows. */
+#define GRH_LEN		40
+/* What a receive buffer holds before the device writes into it. */
+#define MARK		0xa5
 
 struct env {
 	struct ibv_context *ctx;
@@ -211,19 +215,34 @@ static void check_same(uint64_t a, uint64_t b, uint32_t len)
 		      "payload of %u bytes differs", len);
 }
 
-/* Send from qp[0] to qp[1]; check data, byte_len, src_qp, slid, imm. */
+/* The device wrote nothing in [off, off + len). */
+static void check_untouched(uint64_t off, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		ck_assert_msg(e.buf[off + i] == MARK,
+			      "byte %u of %u was written", i, len);
+}
+
+/*
+ * Send from qp[0] to qp[1]; check data, byte_len, src_qp, slid, imm.  A
+ * UD payload lands after the GRH area, which byte_len counts; SRD has none.
+ */
 static void exchange(bool srd, uint32_t len, bool imm)
 {
 	struct ibv_qp *a = make_qp(srd, e.cq, -1), *b = make_qp(srd, e.cq, -1);
 	struct ibv_ah *ah = make_ah();
+	uint32_t grh = srd ? 0 : GRH_LEN;
+	uint64_t rbuf = BUF_SIZE / 2;
 	struct efadv_ah_attr ahattr;
 	struct ibv_wc wc[2];
 	int i;
 
 	ck_assert_int_eq(efadv_query_ah(ah, &ahattr, sizeof(ahattr)), 0);
 	fill(0, len, len);
-	memset(e.buf + BUF_SIZE / 2, 0, len + 16);
-	post_recv(b, BUF_SIZE / 2, len + 16, 77);
+	memset(e.buf + rbuf, MARK, grh + len + 16);
+	post_recv(b, rbuf, grh + len + 16, 77);
 	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf, len,
 				   e.mr->lkey, 55, imm), 0);
 	wc[0] = poll_one(e.cq);
@@ -239,16 +258,22 @@ static void exchange(bool srd, uint32_t len, bool imm)
 		ck_assert_int_eq(wc[i].wr_id, 77);
 		ck_assert_int_eq(wc[i].opcode, IBV_WC_RECV);
 		ck_assert_int_eq(wc[i].qp_num, b->qp_num);
-		ck_assert_int_eq(wc[i].byte_len, len);
+		ck_assert_int_eq(wc[i].byte_len, grh + len);
 		ck_assert_int_eq(wc[i].src_qp, a->qp_num);
 		/* The receiver's AH for the sender: the same PD has one. */
 		ck_assert_int_eq(wc[i].slid, ahattr.ahn);
+		/* EFA has no GRH to report */
+		ck_assert_int_eq(wc[i].wc_flags & ~IBV_WC_WITH_IMM, 0);
 		ck_assert_int_eq(!!(wc[i].wc_flags & IBV_WC_WITH_IMM), imm);
 		if (imm)
 			ck_assert_int_eq(be32toh(wc[i].imm_data), 0xabcd1234);
 	}
-	check_same(0, BUF_SIZE / 2, len);
-	ck_assert_int_eq(e.buf[BUF_SIZE / 2 + len], 0);
+	check_untouched(rbuf, grh);
+	check_same(0, rbuf + grh, len);
+	if (grh)
+		ck_assert_msg(memcmp(e.buf, e.buf + rbuf, len),
+			      "the payload is at offset 0");
+	check_untouched(rbuf + grh + len, 16);
 
 	ck_assert_int_eq(ibv_destroy_ah(ah), 0);
 	ck_assert_int_eq(ibv_destroy_qp(a), 0);

@@ -107,15 +107,17 @@ wait_listen() {
 
 # pair SERVER_PROVIDER CLIENT_PROVIDER PROGRAM ARGS...: run PROGRAM as a
 # server and as its client (the client gets 127.0.0.1 appended); non-zero
-# unless both succeed.  Output goes to $RUN/server.out and $RUN/client.out.
+# unless both succeed.  The words of SERVER_ARGS go to the server alone.
+# Output goes to $RUN/server.out and $RUN/client.out.
 pair() {
 	local sp=$1 cp=$2 spid rc=0
 	shift 2
 
 	# line-buffered, so a run that has to be killed still says how far
 	# it got
+	# shellcheck disable=SC2086
 	timeout 60 "$SOFTEFA" --run-dir "$RUN" exec --provider "$sp" -- \
-		stdbuf -oL "$@" >"$RUN/server.out" 2>&1 &
+		stdbuf -oL "$@" ${SERVER_ARGS-} >"$RUN/server.out" 2>&1 &
 	spid=$!
 	if ! wait_listen "$PORT"; then
 		kill "$spid" 2>/dev/null

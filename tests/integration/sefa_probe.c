@@ -6,12 +6,15 @@
  *                           stdin closes
  *   sefa_probe threads DEV  query port and GID from several threads at
  *                           once on one context, checking every answer
+ *   sefa_probe ud DEV       where a UD message lands in its receive WR
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -102,12 +105,187 @@ static int threads(struct ibv_context *ctx)
 	return ibv_close_device(ctx) || bad ? 1 : 0;
 }
 
+#define QKEY		0x11111111
+#define GRH_LEN		40
+#define UD_LEN		100
+#define MARK		0xa5
+
+/* Two UD QPs of one PD, sending to each other, and what they use. */
+struct ud {
+	struct ibv_pd *pd;
+	struct ibv_cq *scq, *rcq;
+	struct ibv_qp *tx, *rx;
+	struct ibv_ah *ah;
+	struct ibv_mr *mr;
+	uint8_t buf[2][4096];
+};
+
+static int ud_fail(const char *what)
+{
+	fprintf(stderr, "sefa_probe ud: %s\n", what);
+	return 1;
+}
+
+static struct ibv_qp *ud_qp(struct ud *u)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = u->scq, .recv_cq = u->rcq, .qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 3 },
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = QKEY,
+	};
+	struct ibv_qp *qp = ibv_create_qp(u->pd, &ia);
+
+	if (!qp || ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				 IBV_QP_PORT | IBV_QP_QKEY))
+		return NULL;
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		return NULL;
+	a.qp_state = IBV_QPS_RTS;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN) ? NULL : qp;
+}
+
+static int ud_open(struct ibv_context *ctx, struct ud *u)
+{
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
+
+	u->pd = ibv_alloc_pd(ctx);
+	u->scq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	u->rcq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	if (!u->pd || !u->scq || !u->rcq)
+		return -1;
+	u->mr = ibv_reg_mr(u->pd, u->buf, sizeof(u->buf),
+			   IBV_ACCESS_LOCAL_WRITE);
+	u->tx = ud_qp(u);
+	u->rx = ud_qp(u);
+	if (!u->mr || !u->tx || !u->rx || ibv_query_gid(ctx, 1, 0, &aa.grh.dgid))
+		return -1;
+	u->ah = ibv_create_ah(u->pd, &aa);
+	return u->ah ? 0 : -1;
+}
+
+static int ud_close(struct ud *u)
+{
+	return ibv_destroy_ah(u->ah) || ibv_destroy_qp(u->tx) ||
+	       ibv_destroy_qp(u->rx) || ibv_dereg_mr(u->mr) ||
+	       ibv_destroy_cq(u->scq) || ibv_destroy_cq(u->rcq) ||
+	       ibv_dealloc_pd(u->pd);
+}
+
+/* One completion of @cq, or status -1 after two seconds. */
+static struct ibv_wc ud_poll(struct ibv_cq *cq)
+{
+	struct ibv_wc wc = { .status = -1 };
+	time_t t0 = time(NULL);
+
+	while (!ibv_poll_cq(cq, 1, &wc) && time(NULL) - t0 < 2)
+		;
+	return wc;
+}
+
+/*
+ * Send UD_LEN bytes of buf[0] to a receive WR of @n SGEs of buf[1]; the
+ * completion of the receive, once the send's succeeded.
+ */
+static struct ibv_wc ud_send(struct ud *u, struct ibv_sge *sge, int n)
+{
+	struct ibv_sge tx = { (uintptr_t)u->buf[0], UD_LEN, u->mr->lkey };
+	struct ibv_recv_wr rwr = { .sg_list = sge, .num_sge = n }, *rbad;
+	struct ibv_send_wr swr = {
+		.sg_list = &tx, .num_sge = 1, .opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.ud = { .ah = u->ah, .remote_qpn = u->rx->qp_num,
+			   .remote_qkey = QKEY },
+	}, *sbad;
+	struct ibv_wc none = { .status = -1 };
+	int i;
+
+	for (i = 0; i < n; i++)
+		sge[i].lkey = u->mr->lkey;
+	if (ibv_post_recv(u->rx, &rwr, &rbad) ||
+	    ibv_post_send(u->tx, &swr, &sbad) ||
+	    ud_poll(u->scq).status != IBV_WC_SUCCESS)
+		return none;
+	return ud_poll(u->rcq);
+}
+
+/* No byte of [p, p + len) was written. */
+static bool ud_untouched(const uint8_t *p, size_t len)
+{
+	while (len--)
+		if (*p++ != MARK)
+			return false;
+	return true;
+}
+
+/*
+ * The GRH area is the first 40 bytes of the scatter list, here across two
+ * SGEs: 16 bytes, then 24 of 30, whose last 6 take the payload's start;
+ * the third SGE takes the rest exactly.  byte_len counts the area, nothing
+ * in it or around the SGEs is written, and no GRH is reported.  One byte
+ * less room and the receive fails, its buffer as it was.
+ */
+static int ud_layout(struct ibv_context *ctx)
+{
+	/* where the second and third SGEs start, with gaps before them */
+	enum { AT1 = 100, AT2 = 200 };
+	static struct ud u;
+	uint8_t *r = u.buf[1], *pay = u.buf[0];
+	struct ibv_sge sge[3] = {
+		{ .addr = (uintptr_t)r, .length = 16 },
+		{ .addr = (uintptr_t)r + AT1, .length = 30 },
+		{ .addr = (uintptr_t)r + AT2, .length = UD_LEN - 6 },
+	};
+	struct ibv_sge short_sge = {
+		.addr = (uintptr_t)r, .length = GRH_LEN + UD_LEN - 1,
+	};
+	struct ibv_wc wc;
+	int i;
+
+	for (i = 0; i < UD_LEN; i++)
+		pay[i] = (uint8_t)(i * 7 + 1);
+	memset(r, MARK, sizeof(u.buf[1]));
+	if (ud_open(ctx, &u))
+		return ud_fail(strerror(errno));
+
+	wc = ud_send(&u, sge, 3);
+	if (wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_RECV)
+		return ud_fail("the receive did not complete");
+	if (wc.byte_len != GRH_LEN + UD_LEN)
+		return ud_fail("byte_len does not count the GRH area");
+	if (wc.wc_flags & IBV_WC_GRH)
+		return ud_fail("a GRH is reported");
+	if (!memcmp(r, pay, 16))
+		return ud_fail("the payload is at offset 0");
+	if (memcmp(r + AT1 + 24, pay, 6) || memcmp(r + AT2, pay + 6, UD_LEN - 6))
+		return ud_fail("the payload is not after the GRH area");
+	if (!ud_untouched(r, AT1) || !ud_untouched(r + AT1, 24) ||
+	    !ud_untouched(r + AT1 + 30, AT2 - AT1 - 30) ||
+	    !ud_untouched(r + AT2 + UD_LEN - 6, 64))
+		return ud_fail("the GRH area or bytes around the SGEs were written");
+
+	memset(r, MARK, sizeof(u.buf[1]));
+	wc = ud_send(&u, &short_sge, 1);
+	if (wc.status != IBV_WC_LOC_LEN_ERR)
+		return ud_fail("a receive short of GRH + payload did not fail");
+	if (!ud_untouched(r, sizeof(u.buf[1])))
+		return ud_fail("a failed receive wrote its buffer");
+
+	if (ud_close(&u) || ibv_close_device(ctx))
+		return ud_fail("teardown");
+	printf("ud: payload at %d, byte_len %d\n", GRH_LEN, GRH_LEN + UD_LEN);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_context *ctx;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: sefa_probe hold|threads DEVICE\n");
+		fprintf(stderr, "usage: sefa_probe hold|threads|ud DEVICE\n");
 		return 2;
 	}
 	ctx = open_dev(argv[2]);
@@ -117,6 +295,8 @@ int main(int argc, char **argv)
 		return hold(ctx);
 	if (!strcmp(argv[1], "threads"))
 		return threads(ctx);
+	if (!strcmp(argv[1], "ud"))
+		return ud_layout(ctx);
 	fprintf(stderr, "sefa_probe: unknown command %s\n", argv[1]);
 	return 2;
 }
