@@ -345,15 +345,15 @@ static int resolve_rc(struct sefa_qp *qp, struct sefa_qp **out)
 static int resolve_dest(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 			struct sefa_qp **out)
 {
-	struct sefa_ah *ah = w->meta.ah < SEFA_MAX_AH ?
-			     qp->dev->ah[w->meta.ah] : NULL;
+	const struct sefa_dev_ah *ah = w->meta.ah < SEFA_MAX_AH ?
+				       &qp->dev->ah[w->meta.ah] : NULL;
 	struct sefa_device *tdev;
 	struct sefa_qp *tqp;
 
 	*out = NULL;
 	if (qp->type == IBV_QPT_RC)
 		return resolve_rc(qp, out);
-	if (!ah || ah->pd != qp->pd)
+	if (!ah || !ah->users || ah->pd != qp->pd)
 		return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_AH;
 	tdev = device_by_gid(qp->uobj.c->d, ah->gid);
 	if (!tdev)

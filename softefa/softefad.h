@@ -82,10 +82,20 @@ const struct sefa_profile *sefa_profile_find(const char *name);
 
 struct sefa_qp;
 struct sefa_mr;
-struct sefa_ah;
+struct sefa_pd;
 struct sefa_mad_port;
 struct mad_pkt;
 struct umad_file;
+
+/*
+ * An address handle of the device: one per (PD, destination GID), as EFA
+ * keeps them.  Every AH object of that PD to that GID names this one.
+ */
+struct sefa_dev_ah {
+	struct sefa_pd *pd;
+	uint8_t gid[16];
+	unsigned int users;		/* AH objects; 0: a free slot */
+};
 
 /* Per-device packet counters, also kept per QP. */
 struct sefa_counters {
@@ -112,7 +122,7 @@ struct sefa_device {
 	/* The device's object tables, under the daemon lock. */
 	struct sefa_qp *qp[SEFA_MAX_QP_IDX];
 	uint8_t qp_gen[SEFA_MAX_QP_IDX];
-	struct sefa_ah *ah[SEFA_MAX_AH];
+	struct sefa_dev_ah ah[SEFA_MAX_AH];	/* by AH number */
 	uint8_t pdn_used[SEFA_MAX_PD];
 	struct sefa_mr **mr;		/* SEFA_MAX_MR_IDX entries */
 	uint8_t *mr_gen;
@@ -272,11 +282,11 @@ struct sefa_mr {
 	struct sefa_klm *klm;	/* max_entries of them */
 };
 
+/* An AH object: its own handle, the device's AH of its (PD, GID). */
 struct sefa_ah {
 	struct sefa_uobj uobj;
 	struct sefa_pd *pd;
 	uint16_t ahn;
-	uint8_t gid[16];
 };
 
 struct sefa_cq {
