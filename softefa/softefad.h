@@ -289,6 +289,8 @@ struct sefa_ah {
 	uint16_t ahn;
 };
 
+#define SEFA_MAX_SUB_CQS 8
+
 struct sefa_cq {
 	struct sefa_uobj uobj;
 	struct sefa_device *dev;
@@ -299,18 +301,19 @@ struct sefa_cq {
 	bool with_sgid;
 	struct sefa_shm *ring;
 	struct sefa_shm *db;		/* consumer index and arm, at offset 0 */
-	uint64_t produced[8];		/* per sub-CQ, entries written */
+	uint64_t produced[SEFA_MAX_SUB_CQS];	/* entries written */
+	/* The doorbell at the device's last look, and produced[] then. */
+	uint32_t db_seen;
+	uint64_t produced_seen[SEFA_MAX_SUB_CQS];
 	struct sefa_event_file *channel;
 	uint32_t comp_events_queued;
 	uint32_t async_events_queued;
 	uint32_t armed_sn;		/* cmd_sn of the arm being served */
 	bool armed;
 	bool fired;			/* the event of armed_sn went out */
-	bool overrun;
+	bool overrun;			/* proven: in error, nothing written */
 	struct sefa_cq *next_armable;	/* device list of CQs with a channel */
 };
-
-#define SEFA_MAX_SUB_CQS 8
 
 /* A send WQE waiting for the receiver (SRD RNR retry). */
 struct sefa_pending {
