@@ -319,7 +319,7 @@ struct sefa_cq {
 struct sefa_pending {
 	struct efa_io_tx_wqe wqe;
 	uint64_t due_ns;
-	unsigned int retries;
+	unsigned int retries;		/* done so far */
 	struct sefa_pending *next;
 };
 
@@ -366,7 +366,7 @@ struct sefa_qp {
 	uint8_t max_rd_atomic;
 	uint8_t max_dest_rd_atomic;
 	uint64_t rnr_due_ns;		/* head of the SQ waits until then */
-	uint64_t rnr_wait_ns;		/* the last receiver-not-ready wait */
+	uint64_t rnr_wait_ns;		/* what the RC receiver asked for */
 	unsigned int rnr_tries;
 };
 

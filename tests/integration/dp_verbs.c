@@ -10,8 +10,10 @@
 #include <check.h>
 #include <endian.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -544,27 +546,109 @@ START_TEST(destroyed_ah)
 }
 END_TEST
 
-/* SRD: nobody posted a receive; rnr_retry 1 gives up, the QP lives on. */
+/*
+ * What the device counted for QP @qpn: receiver-not-ready answers, the
+ * first try's and each retry's.  From "softefa stats", which dp.sh names.
+ */
+static unsigned long rnr_answers(uint32_t qpn)
+{
+	const char *cli = getenv("SEFA_CLI");
+	unsigned long n = ULONG_MAX;
+	char cmd[4096], line[512], key[32];
+	FILE *f;
+
+	ck_assert_ptr_nonnull(cli);
+	snprintf(cmd, sizeof(cmd), "'%s' stats", cli);
+	snprintf(key, sizeof(key), " %#x srd ", qpn);
+	f = popen(cmd, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		const char *v = strstr(line, " rnr_retries ");
+
+		if (!strncmp(line, "qp ", 3) && strstr(line, key) && v)
+			n = strtoul(v + strlen(" rnr_retries "), NULL, 10);
+	}
+	ck_assert_int_eq(pclose(f), 0);
+	ck_assert_msg(n != ULONG_MAX, "no counters for QP %#x", qpn);
+	return n;
+}
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/*
+ * SRD: nobody posted a receive.  With rnr_retry N the device retries N
+ * times, after waits of 1, 8 and 64 ms (softefad(8)), then completes the
+ * send with the RNR error; the QP lives on.
+ */
 START_TEST(rnr_exhausted)
 {
-	struct ibv_qp *a = make_qp(true, e.cq, 1), *b = make_qp(true, e.cq, -1);
+	static const int retries[] = { 0, 2, 3 };
+	static const long window_ms[] = { 0, 1 + 8, 1 + 8 + 64 };
+	struct ibv_qp *a = make_qp(true, e.cq, retries[_i]);
+	struct ibv_qp *b = make_qp(true, e.cq, -1);
 	struct ibv_ah *ah = make_ah();
+	struct timespec t0;
 	struct ibv_wc wc;
 
 	fill(0, 256, 3);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf, 256,
 				   e.mr->lkey, 1, false), 0);
 	wc = poll_one(e.cq);
+	ck_assert_int_ge(ms_since(&t0), window_ms[_i]);
 	ck_assert_int_eq(wc.wr_id, 1);
 	ck_assert_int_eq(wc.status, IBV_WC_RNR_RETRY_EXC_ERR);
 	ck_assert_int_eq(wc.vendor_err, 10);
+	ck_assert_uint_eq(rnr_answers(a->qp_num), retries[_i] + 1);
 
 	post_recv(b, BUF_SIZE / 2, 256, 2);
-	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf, 256,
-				   e.mr->lkey, 3, false), 0);
-	ck_assert_int_eq(poll_one(e.cq).status, IBV_WC_SUCCESS);
-	ck_assert_int_eq(poll_one(e.cq).status, IBV_WC_SUCCESS);
+	deliver(a, b, ah, 256);
 	check_same(0, BUF_SIZE / 2, 256);
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	ibv_destroy_ah(ah);
+}
+END_TEST
+
+/*
+ * SRD: a receive posted while the device is still retrying takes the
+ * message, once.  rnr_retry 6 keeps the send alive for 265 ms; once the
+ * device has met the empty receive queue, two receives go up.  The first
+ * gets the payload and the send succeeds; no retry delivers it again, so
+ * the second stays posted until the next message.
+ */
+START_TEST(rnr_receive_in_window)
+{
+	struct ibv_qp *a = make_qp(true, e.cq, 6), *b = make_qp(true, e.cq, -1);
+	struct ibv_ah *ah = make_ah();
+	uint64_t r1 = BUF_SIZE / 2, r2 = BUF_SIZE / 2 + 1024;
+	struct timespec t0;
+
+	fill(0, 1000, 11);
+	memset(e.buf + r1, 0, 2048);
+	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf, 1000,
+				   e.mr->lkey, 1, false), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!rnr_answers(a->qp_num))
+		ck_assert_msg(ms_since(&t0) < 2000, "the send never ran");
+	post_recv(b, r1, 1024, 2);
+	post_recv(b, r2, 1024, 3);
+	ck_assert_int_eq(both_done(b, 1, 1000).wr_id, 2);
+	check_same(0, r1, 1000);
+	/* past the last retry the send could have had */
+	poll_none(e.cq, 300);
+	ck_assert_int_eq(e.buf[r2], 0);
+
+	fill(0, 1000, 12);
+	ck_assert_int_eq(deliver(a, b, ah, 1000).wr_id, 3);
+	check_same(0, r2, 1000);
 	ibv_destroy_qp(a);
 	ibv_destroy_qp(b);
 	ibv_destroy_ah(ah);
@@ -779,7 +863,8 @@ static Suite *dp_suite(void)
 	tcase_add_test(t, bad_lkey);
 	tcase_add_test(t, ud_too_long);
 	tcase_add_test(t, destroyed_ah);
-	tcase_add_test(t, rnr_exhausted);
+	tcase_add_loop_test(t, rnr_exhausted, 0, 3);
+	tcase_add_test(t, rnr_receive_in_window);
 	tcase_add_test(t, rnr_late_receive);
 	tcase_add_test(t, ud_drop);
 	tcase_add_loop_test(t, wrong_qkey, 0, 2);
