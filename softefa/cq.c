@@ -208,8 +208,9 @@ void sefa_async_event(struct sefa_client *c, uint64_t element, uint32_t type,
 }
 
 /*
- * Entries not consumed yet.  The provider writes its consumer index into
- * the doorbell after every poll and with every arm.
+ * Entries past the consumer index the provider wrote last.  An arm carries
+ * the index of that moment, so right after one this counts entries the
+ * provider has not seen.
  */
 static uint16_t cq_unconsumed(struct sefa_cq *cq)
 {
@@ -220,6 +221,48 @@ static uint16_t cq_unconsumed(struct sefa_cq *cq)
 	for (i = 0; i < cq->num_sub_cqs; i++)
 		total += cq->produced[i];
 	return (uint16_t)(total - cc);
+}
+
+/*
+ * Overrun: an entry written over one the provider had not read.  The device
+ * learns what was read only from the consumer index (all sub-CQs together,
+ * 16 bits) the provider writes into the doorbell, and nothing obliges the
+ * provider to write it: rdma-core 44 does after ibv_poll_cq() and at an
+ * ibv_end_poll() that follows a completion, never when a poll ends on an
+ * empty CQ, as libfabric's always do.  A stale index understates what was
+ * read, so entries written past it prove nothing, and a device that stopped
+ * there would stall a healthy CQ.  (The efa driver has no CQ error event;
+ * EFA hardware writes each entry, phase and all, whatever was read.)
+ *
+ * What the device can know: a value that changed since its last look was
+ * written after that look, and one without the arm bit comes from a poll,
+ * under the provider's CQ lock, so it is exactly what had been read then.
+ * If by that last look a sub-CQ held more than a ring beyond it, one of its
+ * entries was overwritten before it was read: only then is this true.
+ */
+static bool cq_overrun_seen(struct sefa_cq *cq)
+{
+	uint32_t db = cq_doorbell(cq);
+	uint64_t total = 0, read;
+	uint16_t behind;
+	bool proven = false;
+	unsigned int i;
+
+	for (i = 0; i < cq->num_sub_cqs; i++)
+		total += cq->produced[i];
+	behind = total - (db & EFA_IO_REGS_CQ_DB_CONSUMER_INDEX_MASK);
+	/* The most it can mean: no more read than was written. */
+	if (db != cq->db_seen && !(db & EFA_IO_REGS_CQ_DB_ARM) &&
+	    behind <= total) {
+		read = total - behind;
+		for (i = 0; i < cq->num_sub_cqs; i++)
+			if (cq->produced_seen[i] > read &&
+			    cq->produced_seen[i] - read > cq->depth)
+				proven = true;
+	}
+	cq->db_seen = db;
+	memcpy(cq->produced_seen, cq->produced, sizeof(cq->produced));
+	return proven;
 }
 
 /*
@@ -242,7 +285,8 @@ unsigned int sefa_cq_poll_arm(struct sefa_cq *cq)
 /*
  * Write one completion entry.  @e holds everything but the phase; the byte
  * carrying the phase is stored last, with release order, so a provider that
- * sees the new phase sees the whole entry.  Returns false on overrun.
+ * sees the new phase sees the whole entry.  Returns false when the CQ is in
+ * error.
  */
 bool sefa_cq_write(struct sefa_cq *cq, unsigned int sub,
 		   const struct efa_io_rx_cdesc_ex *e, size_t len)
@@ -252,7 +296,7 @@ bool sefa_cq_write(struct sefa_cq *cq, unsigned int sub,
 
 	if (cq->overrun || sub >= cq->num_sub_cqs)
 		return false;
-	if (cq_unconsumed(cq) >= cq->depth) {
+	if (cq_overrun_seen(cq)) {
 		cq->overrun = true;
 		sefa_async_event(cq->uobj.c, cq->user_handle, IBV_EVENT_CQ_ERR,
 				 &cq->async_events_queued);

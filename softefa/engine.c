@@ -8,8 +8,9 @@
  *
  * UD is unreliable: a packet with no receive buffer, a wrong Q_Key or no
  * such QP is dropped and counted.  SRD is reliable and at most once: the
- * sender learns the outcome, and receiver-not-ready is retried per the QP's
- * rnr_retry (7: forever) before an RNR error completion.
+ * sender learns the outcome, and receiver-not-ready is retried rnr_retry
+ * times (7: forever), at the waits of srd_rnr_wait(), before an RNR error
+ * completion.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,7 +28,6 @@
 #include "efa_ext_abi.h"
 #include "softefad.h"
 
-#define RNR_INTERVAL_NS		(1000 * 1000)
 #define DMA_CHUNK		(64 * 1024)
 #define MAX_SGE			16
 /* A receive WR of MAX_SGE buffers, each through a full indirect key. */
@@ -345,15 +345,15 @@ static int resolve_rc(struct sefa_qp *qp, struct sefa_qp **out)
 static int resolve_dest(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 			struct sefa_qp **out)
 {
-	struct sefa_ah *ah = w->meta.ah < SEFA_MAX_AH ?
-			     qp->dev->ah[w->meta.ah] : NULL;
+	const struct sefa_dev_ah *ah = w->meta.ah < SEFA_MAX_AH ?
+				       &qp->dev->ah[w->meta.ah] : NULL;
 	struct sefa_device *tdev;
 	struct sefa_qp *tqp;
 
 	*out = NULL;
 	if (qp->type == IBV_QPT_RC)
 		return resolve_rc(qp, out);
-	if (!ah || ah->pd != qp->pd)
+	if (!ah || !ah->users || ah->pd != qp->pd)
 		return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_AH;
 	tdev = device_by_gid(qp->uobj.c->d, ah->gid);
 	if (!tdev)
@@ -491,17 +491,44 @@ static const uint32_t rnr_timer_us[32] = {
 
 /*
  * The receiver has no buffer.  An RC requester waits for the time the
- * receiver asked for; SRD uses a fixed interval.
+ * receiver asked for; SRD's waits are the device's own (srd_rnr_wait()).
  */
 static int rnr(struct sefa_qp *qp, const struct sefa_qp *tqp, int *status)
 {
 	qp->cnt.rnr_retries++;
 	qp->dev->cnt.rnr_retries++;
-	qp->rnr_wait_ns = qp->type == IBV_QPT_RC ?
-			  rnr_timer_us[tqp->min_rnr_timer & 31] * 1000ULL :
-			  RNR_INTERVAL_NS;
+	if (qp->type == IBV_QPT_RC)
+		qp->rnr_wait_ns = rnr_timer_us[tqp->min_rnr_timer & 31] * 1000ULL;
 	*status = EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR;
 	return SEND_RNR;
+}
+
+/*
+ * SRD's wait before retry @n (from 1) of a send the receiver was not ready
+ * for.  EFA documents the number of retries (rnr_retry, 7: for ever) but no
+ * interval, and SRD has no RNR timer a receiver could set: the interval is
+ * the device's, and it decides how fast libfabric gets going.  Its efa
+ * provider asks for 3 retries; when a packet meets RNR errors again, it
+ * backs off from that peer, 40-120 us at first and twice as long after each
+ * further error, until a resent packet gets through.  The longer the
+ * device's retries last, the fewer errors it sees, and the shorter the last
+ * back-off by which it overshoots a receiver that became ready.  So the
+ * first retry comes after 1 ms, soon enough for a receiver reposting its
+ * buffers, and each wait is 8 times the last, up to 64 ms: libfabric's 3
+ * retries span 73 ms, which rides out most peers still starting up or
+ * waiting for a CPU on a busy host, while one that never posts is reported
+ * within a tenth of a second.  For ever is a retry every 64 ms at most.
+ */
+#define SRD_RNR_FIRST_NS	(1000 * 1000ULL)
+#define SRD_RNR_MAX_NS		(64 * 1000 * 1000ULL)
+
+static uint64_t srd_rnr_wait(unsigned int n)
+{
+	uint64_t ns = SRD_RNR_FIRST_NS;
+
+	while (--n && ns < SRD_RNR_MAX_NS)
+		ns *= 8;
+	return ns < SRD_RNR_MAX_NS ? ns : SRD_RNR_MAX_NS;
 }
 
 /* Message size limit: one MTU on the datagram transports. */
@@ -773,13 +800,16 @@ static void add_pending(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 		return;
 	}
 	p->wqe = *w;
-	p->due_ns = now + qp->rnr_wait_ns;
+	p->due_ns = now + srd_rnr_wait(1);
 	for (pp = &qp->pending; *pp; pp = &(*pp)->next)
 		;
 	*pp = p;
 }
 
-/* Retry receiver-not-ready sends that are due. */
+/*
+ * Retry receiver-not-ready sends that are due: after rnr_retry retries, the
+ * RNR error.
+ */
 static unsigned int retry_pending(struct sefa_qp *qp, uint64_t now)
 {
 	struct sefa_pending **pp = &qp->pending, *p;
@@ -792,9 +822,10 @@ static unsigned int retry_pending(struct sefa_qp *qp, uint64_t now)
 			continue;
 		}
 		work++;
+		p->retries++;
 		if (exec_wqe(qp, &p->wqe, &status) == SEND_RNR &&
-		    (qp->rnr_retry == 7 || p->retries++ < qp->rnr_retry)) {
-			p->due_ns = now + qp->rnr_wait_ns;
+		    (qp->rnr_retry == 7 || p->retries < qp->rnr_retry)) {
+			p->due_ns = now + srd_rnr_wait(p->retries + 1);
 			pp = &p->next;
 			continue;
 		}

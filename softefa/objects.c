@@ -359,38 +359,88 @@ void sefa_mr_invalidate(struct sefa_mr *mkey)
 	mkey->access = 0;
 }
 
+/*
+ * The device's AH for (@pd, @gid), with one more user: the one the PD has,
+ * or a free slot of the table.  EFA devices take no second AH to the same
+ * destination on a PD, and the efa driver's AH cache (efa_ah_cache.c) gives
+ * every create of the pair the number it has, counting users.  libfabric
+ * relies on it: it makes an AH to its own address for itself and another
+ * for its address vector, and maps a completion's AH number back to the
+ * vector's peer.  So one slot per pair, and the max_ah limit counts slots,
+ * not AH objects.
+ */
+static int dev_ah_get(struct sefa_pd *pd, const uint8_t gid[16])
+{
+	struct sefa_device *dev = pd->dev;
+	int n, free_n = -1;
+
+	for (n = 0; n < SEFA_MAX_AH; n++) {
+		struct sefa_dev_ah *dah = &dev->ah[n];
+
+		if (!dah->users) {
+			if (free_n < 0)
+				free_n = n;
+			continue;
+		}
+		if (dah->pd == pd && !memcmp(dah->gid, gid, 16)) {
+			dah->users++;
+			return n;
+		}
+	}
+	if (free_n < 0)
+		return -ENOMEM;
+	dev->ah[free_n] = (struct sefa_dev_ah){ .pd = pd, .users = 1 };
+	memcpy(dev->ah[free_n].gid, gid, 16);
+	return free_n;
+}
+
+/* The last user gone, the number is free for another pair. */
+static void dev_ah_put(struct sefa_device *dev, uint16_t ahn)
+{
+	struct sefa_dev_ah *dah = &dev->ah[ahn];
+
+	if (!--dah->users)
+		*dah = (struct sefa_dev_ah){};
+}
+
+/*
+ * Every create is an object of its own, with its own handle and its own
+ * reference on the PD, as in the kernel; only the AH number is shared.
+ */
 int sefa_ah_create(struct sefa_client *c, struct sefa_pd *pd,
 		   const uint8_t gid[16], struct sefa_ah **out)
 {
-	struct sefa_device *dev = pd->dev;
 	struct sefa_ah *ah;
-	unsigned int n;
-	int ret;
+	int n, ret;
 
-	for (n = 0; n < SEFA_MAX_AH && dev->ah[n]; n++)
-		;
-	if (n == SEFA_MAX_AH)
-		return -ENOMEM;
+	n = dev_ah_get(pd, gid);
+	if (n < 0)
+		return n;
 	ah = calloc(1, sizeof(*ah));
-	if (!ah)
-		return -ENOMEM;
-	ret = sefa_uobj_add(c, &ah->uobj, SEFA_OBJ_AH);
-	if (ret) {
-		free(ah);
-		return ret;
+	if (!ah) {
+		ret = -ENOMEM;
+		goto err_put;
 	}
+	ret = sefa_uobj_add(c, &ah->uobj, SEFA_OBJ_AH);
+	if (ret)
+		goto err_free;
 	ah->pd = pd;
 	ah->ahn = n;
-	memcpy(ah->gid, gid, 16);
-	dev->ah[n] = ah;
 	pd->uobj.usecnt++;
 	*out = ah;
 	return 0;
+
+err_free:
+	free(ah);
+err_put:
+	dev_ah_put(pd->dev, n);
+	return ret;
 }
 
+/* Other AH objects to the same destination keep the number working. */
 int sefa_ah_destroy(struct sefa_ah *ah)
 {
-	ah->pd->dev->ah[ah->ahn] = NULL;
+	dev_ah_put(ah->pd->dev, ah->ahn);
 	ah->pd->uobj.usecnt--;
 	sefa_uobj_del(&ah->uobj);
 	free(ah);
@@ -403,10 +453,10 @@ uint16_t sefa_ah_find(const struct sefa_pd *pd, const uint8_t gid[16])
 	unsigned int n;
 
 	for (n = 0; n < SEFA_MAX_AH; n++) {
-		const struct sefa_ah *ah = pd->dev->ah[n];
+		const struct sefa_dev_ah *dah = &pd->dev->ah[n];
 
-		if (ah && ah->pd == pd && !memcmp(ah->gid, gid, 16))
-			return ah->ahn;
+		if (dah->users && dah->pd == pd && !memcmp(dah->gid, gid, 16))
+			return n;
 	}
 	return EFA_IO_AH_UNKNOWN;
 }

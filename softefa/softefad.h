@@ -82,10 +82,20 @@ const struct sefa_profile *sefa_profile_find(const char *name);
 
 struct sefa_qp;
 struct sefa_mr;
-struct sefa_ah;
+struct sefa_pd;
 struct sefa_mad_port;
 struct mad_pkt;
 struct umad_file;
+
+/*
+ * An address handle of the device: one per (PD, destination GID), as EFA
+ * keeps them.  Every AH object of that PD to that GID names this one.
+ */
+struct sefa_dev_ah {
+	struct sefa_pd *pd;
+	uint8_t gid[16];
+	unsigned int users;		/* AH objects; 0: a free slot */
+};
 
 /* Per-device packet counters, also kept per QP. */
 struct sefa_counters {
@@ -114,7 +124,7 @@ struct sefa_device {
 	/* The device's object tables, under the daemon lock. */
 	struct sefa_qp *qp[SEFA_MAX_QP_IDX];
 	uint8_t qp_gen[SEFA_MAX_QP_IDX];
-	struct sefa_ah *ah[SEFA_MAX_AH];
+	struct sefa_dev_ah ah[SEFA_MAX_AH];	/* by AH number */
 	uint8_t pdn_used[SEFA_MAX_PD];
 	struct sefa_mr **mr;		/* SEFA_MAX_MR_IDX entries */
 	uint8_t *mr_gen;
@@ -274,12 +284,14 @@ struct sefa_mr {
 	struct sefa_klm *klm;	/* max_entries of them */
 };
 
+/* An AH object: its own handle, the device's AH of its (PD, GID). */
 struct sefa_ah {
 	struct sefa_uobj uobj;
 	struct sefa_pd *pd;
 	uint16_t ahn;
-	uint8_t gid[16];
 };
+
+#define SEFA_MAX_SUB_CQS 8
 
 struct sefa_cq {
 	struct sefa_uobj uobj;
@@ -291,24 +303,25 @@ struct sefa_cq {
 	bool with_sgid;
 	struct sefa_shm *ring;
 	struct sefa_shm *db;		/* consumer index and arm, at offset 0 */
-	uint64_t produced[8];		/* per sub-CQ, entries written */
+	uint64_t produced[SEFA_MAX_SUB_CQS];	/* entries written */
+	/* The doorbell at the device's last look, and produced[] then. */
+	uint32_t db_seen;
+	uint64_t produced_seen[SEFA_MAX_SUB_CQS];
 	struct sefa_event_file *channel;
 	uint32_t comp_events_queued;
 	uint32_t async_events_queued;
 	uint32_t armed_sn;		/* cmd_sn of the arm being served */
 	bool armed;
 	bool fired;			/* the event of armed_sn went out */
-	bool overrun;
+	bool overrun;			/* proven: in error, nothing written */
 	struct sefa_cq *next_armable;	/* device list of CQs with a channel */
 };
-
-#define SEFA_MAX_SUB_CQS 8
 
 /* A send WQE waiting for the receiver (SRD RNR retry). */
 struct sefa_pending {
 	struct efa_io_tx_wqe wqe;
 	uint64_t due_ns;
-	unsigned int retries;
+	unsigned int retries;		/* done so far */
 	struct sefa_pending *next;
 };
 
@@ -355,7 +368,7 @@ struct sefa_qp {
 	uint8_t max_rd_atomic;
 	uint8_t max_dest_rd_atomic;
 	uint64_t rnr_due_ns;		/* head of the SQ waits until then */
-	uint64_t rnr_wait_ns;		/* the last receiver-not-ready wait */
+	uint64_t rnr_wait_ns;		/* what the RC receiver asked for */
 	unsigned int rnr_tries;
 };
 

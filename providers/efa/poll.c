@@ -238,7 +238,10 @@ static inline int efa_cqe_to_wc(struct efa_cq *cq,
 	return efa_wq_complete(wq, req_id, &wc->wr_id);
 }
 
-/* The device reads the consumer index back to detect a CQ overrun. */
+/*
+ * Tell the device how far the CQ was read, after every poll that took an
+ * entry: it judges arms and overruns by it.
+ */
 static inline void efa_cq_update_db(struct efa_cq *cq)
 {
 	if (cq->db)

@@ -7,6 +7,8 @@ PROFILE=$2 ABI=$3
 start_host --profile "$PROFILE" --abi "$ABI"
 export SEFA_PROFILE=$PROFILE
 [ "$ABI" = write ] && export SEFA_ABI_WRITE=1
+# the RNR tests read the device's counters
+export SEFA_CLI=$SOFTEFA
 sx -- "$BUILD/bin/dp_verbs" || fail "dp_verbs"
 expect_eq contexts "$(status_field contexts)" 0
 expect_eq objects "$(status_field objects)" 0

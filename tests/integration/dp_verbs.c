@@ -10,8 +10,10 @@
 #include <check.h>
 #include <endian.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -21,6 +23,7 @@
 #include <infiniband/verbs.h>
 
 #include "check_main.h"
+#include "dp.h"
 
 #define QKEY		0x11111111
 #define BUF_SIZE	(1 << 20)
@@ -44,13 +47,7 @@ static struct env e;
 
 static void env_open(void)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-
-	ck_assert_ptr_nonnull(list);
-	ck_assert_ptr_nonnull(list[0]);
-	e.ctx = ibv_open_device(list[0]);
-	ibv_free_device_list(list);
-	ck_assert_ptr_nonnull(e.ctx);
+	e.ctx = dp_open_device();
 	ck_assert_int_eq(ibv_query_gid(e.ctx, 1, 0, &e.gid), 0);
 	ck_assert_int_eq(efadv_query_device(e.ctx, &e.dv, sizeof(e.dv)), 0);
 	e.pd = ibv_alloc_pd(e.ctx);
@@ -76,25 +73,7 @@ static void env_close(void)
 
 static int to_rts(struct ibv_qp *qp, int rnr_retry)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
-		.qkey = QKEY,
-	};
-	int mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_QKEY))
-		return -1;
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		return -1;
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	if (rnr_retry >= 0) {
-		a.rnr_retry = rnr_retry;
-		mask |= IBV_QP_RNR_RETRY;
-	}
-	return ibv_modify_qp(qp, &a, mask);
+	return dp_to_rts(qp, QKEY, rnr_retry);
 }
 
 /* A UD or SRD QP with the extended post API, in RTS. */
@@ -132,16 +111,21 @@ static struct ibv_qp_init_attr small_qp_attr(enum ibv_qp_type type)
 	};
 }
 
+/* An AH to this device, where both QPs of a test are. */
 static struct ibv_ah *make_ah(void)
 {
-	struct ibv_ah_attr a = {
-		.is_global = 1, .port_num = 1,
-		.grh = { .dgid = e.gid, .hop_limit = 1 },
-	};
-	struct ibv_ah *ah = ibv_create_ah(e.pd, &a);
+	struct ibv_ah *ah = dp_create_ah(e.pd, &e.gid);
 
 	ck_assert_msg(ah, "create AH: %s", strerror(errno));
 	return ah;
+}
+
+static uint16_t ahn_of(struct ibv_ah *ah)
+{
+	struct efadv_ah_attr attr;
+
+	ck_assert_int_eq(efadv_query_ah(ah, &attr, sizeof(attr)), 0);
+	return attr.ahn;
 }
 
 static void post_recv(struct ibv_qp *qp, uint64_t off, uint32_t len,
@@ -235,11 +219,10 @@ static void exchange(bool srd, uint32_t len, bool imm)
 	struct ibv_ah *ah = make_ah();
 	uint32_t grh = srd ? 0 : GRH_LEN;
 	uint64_t rbuf = BUF_SIZE / 2;
-	struct efadv_ah_attr ahattr;
+	uint16_t ahn = ahn_of(ah);
 	struct ibv_wc wc[2];
 	int i;
 
-	ck_assert_int_eq(efadv_query_ah(ah, &ahattr, sizeof(ahattr)), 0);
 	fill(0, len, len);
 	memset(e.buf + rbuf, MARK, grh + len + 16);
 	post_recv(b, rbuf, grh + len + 16, 77);
@@ -261,7 +244,7 @@ static void exchange(bool srd, uint32_t len, bool imm)
 		ck_assert_int_eq(wc[i].byte_len, grh + len);
 		ck_assert_int_eq(wc[i].src_qp, a->qp_num);
 		/* The receiver's AH for the sender: the same PD has one. */
-		ck_assert_int_eq(wc[i].slid, ahattr.ahn);
+		ck_assert_int_eq(wc[i].slid, ahn);
 		/* EFA has no GRH to report */
 		ck_assert_int_eq(wc[i].wc_flags & ~IBV_WC_WITH_IMM, 0);
 		ck_assert_int_eq(!!(wc[i].wc_flags & IBV_WC_WITH_IMM), imm);
@@ -334,6 +317,140 @@ START_TEST(unknown_sender_ah)
 	ibv_destroy_ah(ah);
 	ibv_dereg_mr(mr2);
 	ibv_dealloc_pd(pd2);
+}
+END_TEST
+
+/*
+ * The send @id of @len bytes to @b and the receive it took both succeed, in
+ * either order; a UD receive counts its GRH area too.  Returns the
+ * receive's completion.
+ */
+static struct ibv_wc both_done(struct ibv_qp *b, uint64_t id, uint32_t len)
+{
+	struct ibv_wc wc, rwc = {};
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		wc = poll_one(e.cq);
+		ck_assert_msg(wc.status == IBV_WC_SUCCESS, "wr %llu: %s",
+			      (unsigned long long)wc.wr_id,
+			      ibv_wc_status_str(wc.status));
+		if (wc.wr_id != id)
+			rwc = wc;
+	}
+	ck_assert_int_eq(rwc.qp_num, b->qp_num);
+	ck_assert_int_eq(rwc.byte_len,
+			 len + (b->qp_type == IBV_QPT_UD ? GRH_LEN : 0));
+	return rwc;
+}
+
+#define DELIVER_ID	0xd0
+
+/* @len bytes from the head of the buffer, @a to @b through @ah. */
+static struct ibv_wc deliver(struct ibv_qp *a, struct ibv_qp *b,
+			     struct ibv_ah *ah, uint32_t len)
+{
+	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf, len,
+				   e.mr->lkey, DELIVER_ID, false), 0);
+	return both_done(b, DELIVER_ID, len);
+}
+
+/* One message through @ah: the receive names the sender by @ahn. */
+static void send_via(struct ibv_qp *a, struct ibv_qp *b, struct ibv_ah *ah,
+		     uint16_t ahn)
+{
+	post_recv(b, BUF_SIZE / 2, GRH_LEN + 64, 2);
+	ck_assert_int_eq(deliver(a, b, ah, 64).slid, ahn);
+}
+
+/*
+ * Two AHs of one PD to one address, as libfabric makes them: two objects,
+ * each with its handle, and one device AH number, which receive
+ * completions report.  Either goes on working once the other is gone.
+ * Another PD has a number of its own.
+ */
+START_TEST(ah_shared)
+{
+	struct ibv_qp *a = make_qp(_i, e.cq, -1), *b = make_qp(_i, e.cq, -1);
+	struct ibv_ah *ah1 = make_ah(), *ah2 = make_ah(), *other;
+	struct ibv_pd *pd2 = ibv_alloc_pd(e.ctx);
+	uint16_t ahn = ahn_of(ah1);
+
+	ck_assert_uint_ne(ah1->handle, ah2->handle);
+	ck_assert_uint_eq(ahn_of(ah2), ahn);
+	ck_assert_uint_ne(ahn, 0xffff);
+	ck_assert_ptr_nonnull(pd2);
+	other = dp_create_ah(pd2, &e.gid);
+	ck_assert_ptr_nonnull(other);
+	ck_assert_uint_ne(ahn_of(other), ahn);
+
+	send_via(a, b, ah1, ahn);
+	send_via(a, b, ah2, ahn);
+	ck_assert_int_eq(ibv_destroy_ah(ah1), 0);
+	send_via(a, b, ah2, ahn);
+	ck_assert_int_eq(ibv_destroy_ah(ah2), 0);
+	ck_assert_int_eq(ibv_destroy_ah(other), 0);
+	ck_assert_int_eq(ibv_dealloc_pd(pd2), 0);
+	ck_assert_int_eq(ibv_destroy_qp(a), 0);
+	ck_assert_int_eq(ibv_destroy_qp(b), 0);
+}
+END_TEST
+
+/* An address of no device here: fd00::@n. */
+static union ibv_gid far_gid(unsigned int n)
+{
+	union ibv_gid g = { .raw = { 0xfd } };
+
+	g.raw[14] = n >> 8;
+	g.raw[15] = n;
+	return g;
+}
+
+/*
+ * The device has max_ah AH numbers, one per (PD, address): once they are
+ * all taken a new address is ENOMEM, while more AHs to an address it has
+ * need none.  Destroying every AH of an address frees its number.
+ */
+START_TEST(ah_table_full)
+{
+	struct ibv_device_attr da;
+	struct ibv_ah **ah, *again, *last;
+	union ibv_gid g;
+	int i, n;
+
+	ck_assert_int_eq(ibv_query_device(e.ctx, &da), 0);
+	n = da.max_ah;
+	ah = calloc(n, sizeof(*ah));
+	ck_assert_ptr_nonnull(ah);
+	for (i = 0; i < n; i++) {
+		g = far_gid(i);
+		ah[i] = dp_create_ah(e.pd, &g);
+		ck_assert_msg(ah[i], "AH %d of %d: %s", i, n, strerror(errno));
+	}
+	g = far_gid(n);
+	errno = 0;
+	ck_assert_ptr_null(dp_create_ah(e.pd, &g));
+	ck_assert_int_eq(errno, ENOMEM);
+
+	g = far_gid(7);
+	again = dp_create_ah(e.pd, &g);
+	ck_assert_msg(again, "a second AH to a known address: %s",
+		      strerror(errno));
+	ck_assert_uint_eq(ahn_of(again), ahn_of(ah[7]));
+	ck_assert_int_eq(ibv_destroy_ah(ah[7]), 0);
+	g = far_gid(n);
+	errno = 0;
+	ck_assert_ptr_null(dp_create_ah(e.pd, &g));
+	ck_assert_int_eq(errno, ENOMEM);
+	ck_assert_int_eq(ibv_destroy_ah(again), 0);
+	last = dp_create_ah(e.pd, &g);
+	ck_assert_msg(last, "AH into a freed number: %s", strerror(errno));
+
+	ck_assert_int_eq(ibv_destroy_ah(last), 0);
+	for (i = 0; i < n; i++)
+		if (i != 7)
+			ck_assert_int_eq(ibv_destroy_ah(ah[i]), 0);
+	free(ah);
 }
 END_TEST
 
@@ -456,27 +573,109 @@ START_TEST(destroyed_ah)
 }
 END_TEST
 
-/* SRD: nobody posted a receive; rnr_retry 1 gives up, the QP lives on. */
+/*
+ * What the device counted for QP @qpn: receiver-not-ready answers, the
+ * first try's and each retry's.  From "softefa stats", which dp.sh names.
+ */
+static unsigned long rnr_answers(uint32_t qpn)
+{
+	const char *cli = getenv("SEFA_CLI");
+	unsigned long n = ULONG_MAX;
+	char cmd[4096], line[512], key[32];
+	FILE *f;
+
+	ck_assert_ptr_nonnull(cli);
+	snprintf(cmd, sizeof(cmd), "'%s' stats", cli);
+	snprintf(key, sizeof(key), " %#x srd ", qpn);
+	f = popen(cmd, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		const char *v = strstr(line, " rnr_retries ");
+
+		if (!strncmp(line, "qp ", 3) && strstr(line, key) && v)
+			n = strtoul(v + strlen(" rnr_retries "), NULL, 10);
+	}
+	ck_assert_int_eq(pclose(f), 0);
+	ck_assert_msg(n != ULONG_MAX, "no counters for QP %#x", qpn);
+	return n;
+}
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/*
+ * SRD: nobody posted a receive.  With rnr_retry N the device retries N
+ * times, after waits of 1, 8 and 64 ms (softefad(8)), then completes the
+ * send with the RNR error; the QP lives on.
+ */
 START_TEST(rnr_exhausted)
 {
-	struct ibv_qp *a = make_qp(true, e.cq, 1), *b = make_qp(true, e.cq, -1);
+	static const int retries[] = { 0, 2, 3 };
+	static const long window_ms[] = { 0, 1 + 8, 1 + 8 + 64 };
+	struct ibv_qp *a = make_qp(true, e.cq, retries[_i]);
+	struct ibv_qp *b = make_qp(true, e.cq, -1);
 	struct ibv_ah *ah = make_ah();
+	struct timespec t0;
 	struct ibv_wc wc;
 
 	fill(0, 256, 3);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf, 256,
 				   e.mr->lkey, 1, false), 0);
 	wc = poll_one(e.cq);
+	ck_assert_int_ge(ms_since(&t0), window_ms[_i]);
 	ck_assert_int_eq(wc.wr_id, 1);
 	ck_assert_int_eq(wc.status, IBV_WC_RNR_RETRY_EXC_ERR);
 	ck_assert_int_eq(wc.vendor_err, 10);
+	ck_assert_uint_eq(rnr_answers(a->qp_num), retries[_i] + 1);
 
 	post_recv(b, BUF_SIZE / 2, 256, 2);
-	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf, 256,
-				   e.mr->lkey, 3, false), 0);
-	ck_assert_int_eq(poll_one(e.cq).status, IBV_WC_SUCCESS);
-	ck_assert_int_eq(poll_one(e.cq).status, IBV_WC_SUCCESS);
+	deliver(a, b, ah, 256);
 	check_same(0, BUF_SIZE / 2, 256);
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	ibv_destroy_ah(ah);
+}
+END_TEST
+
+/*
+ * SRD: a receive posted while the device is still retrying takes the
+ * message, once.  rnr_retry 6 keeps the send alive for 265 ms; once the
+ * device has met the empty receive queue, two receives go up.  The first
+ * gets the payload and the send succeeds; no retry delivers it again, so
+ * the second stays posted until the next message.
+ */
+START_TEST(rnr_receive_in_window)
+{
+	struct ibv_qp *a = make_qp(true, e.cq, 6), *b = make_qp(true, e.cq, -1);
+	struct ibv_ah *ah = make_ah();
+	uint64_t r1 = BUF_SIZE / 2, r2 = BUF_SIZE / 2 + 1024;
+	struct timespec t0;
+
+	fill(0, 1000, 11);
+	memset(e.buf + r1, 0, 2048);
+	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf, 1000,
+				   e.mr->lkey, 1, false), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!rnr_answers(a->qp_num))
+		ck_assert_msg(ms_since(&t0) < 2000, "the send never ran");
+	post_recv(b, r1, 1024, 2);
+	post_recv(b, r2, 1024, 3);
+	ck_assert_int_eq(both_done(b, 1, 1000).wr_id, 2);
+	check_same(0, r1, 1000);
+	/* past the last retry the send could have had */
+	poll_none(e.cq, 300);
+	ck_assert_int_eq(e.buf[r2], 0);
+
+	fill(0, 1000, 12);
+	ck_assert_int_eq(deliver(a, b, ah, 1000).wr_id, 3);
+	check_same(0, r2, 1000);
 	ibv_destroy_qp(a);
 	ibv_destroy_qp(b);
 	ibv_destroy_ah(ah);
@@ -627,34 +826,6 @@ START_TEST(query_mr)
 }
 END_TEST
 
-/* More completions than the CQ holds: the device raises CQ_ERR. */
-START_TEST(cq_overrun)
-{
-	struct ibv_cq *small = ibv_create_cq(e.ctx, 4, NULL, NULL, 0);
-	struct ibv_qp *a, *b;
-	struct ibv_ah *ah = make_ah();
-	struct ibv_async_event ev;
-	struct pollfd pfd = { .fd = e.ctx->async_fd, .events = POLLIN };
-	int i;
-
-	ck_assert_ptr_nonnull(small);
-	a = make_qp(false, small, -1);
-	b = make_qp(false, e.cq, -1);
-	for (i = 0; i < 4 * 2 + 4; i++)
-		ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf,
-					   8, e.mr->lkey, i, false), 0);
-	ck_assert_int_eq(poll(&pfd, 1, 2000), 1);
-	ck_assert_int_eq(ibv_get_async_event(e.ctx, &ev), 0);
-	ck_assert_int_eq(ev.event_type, IBV_EVENT_CQ_ERR);
-	ck_assert_ptr_eq(ev.element.cq, small);
-	ibv_ack_async_event(&ev);
-	ibv_destroy_qp(a);
-	ibv_destroy_qp(b);
-	ibv_destroy_ah(ah);
-	ck_assert_int_eq(ibv_destroy_cq(small), 0);
-}
-END_TEST
-
 /*
  * libibverbs waits, in ibv_destroy_cq(), for the application to ack every
  * event the kernel says it read.  An event queued but never read must not
@@ -712,18 +883,20 @@ static Suite *dp_suite(void)
 	tcase_add_loop_test(t, ud_sizes, 0, 6);
 	tcase_add_loop_test(t, srd_sizes, 0, 6);
 	tcase_add_test(t, unknown_sender_ah);
+	tcase_add_loop_test(t, ah_shared, 0, 2);
+	tcase_add_test(t, ah_table_full);
 	tcase_add_test(t, post_not_rts);
 	tcase_add_test(t, rc_refused);
 	tcase_add_test(t, bad_lkey);
 	tcase_add_test(t, ud_too_long);
 	tcase_add_test(t, destroyed_ah);
-	tcase_add_test(t, rnr_exhausted);
+	tcase_add_loop_test(t, rnr_exhausted, 0, 3);
+	tcase_add_test(t, rnr_receive_in_window);
 	tcase_add_test(t, rnr_late_receive);
 	tcase_add_test(t, ud_drop);
 	tcase_add_loop_test(t, wrong_qkey, 0, 2);
 	tcase_add_test(t, rdma_read);
 	tcase_add_test(t, query_mr);
-	tcase_add_test(t, cq_overrun);
 	tcase_add_test(t, cq_events_on_destroy);
 	suite_add_tcase(s, t);
 	return s;
