@@ -1,7 +1,8 @@
 #!/bin/bash
 # Install what is missing, build, start a SoftEFA host, run real tools on it
 # through our provider and through Debian's stock one (device queries and a
-# ping-pong with one of each), and stop it again; then an InfiniBand-style
+# ping-pong with one of each, libfabric's fi_pingpong and a short Open MPI
+# run over libfabric's efa provider), and stop it again; then an InfiniBand-style
 # host (the "extended" profile) for RC and the MAD tools.
 set -euo pipefail
 . "$(dirname "$0")/scripts/common.sh"
@@ -45,17 +46,45 @@ run "$SOFTEFA" --run-dir "$RUN" exec -- "$TOP/build/bin/efadv_probe" efa_0
 echo
 echo "== ibv_ud_pingpong: our provider serves, the stock one is the client"
 PORT=18600
-"$SOFTEFA" --run-dir "$RUN" exec -- ibv_ud_pingpong -g 0 -p "$PORT" -n 500 \
+"$SOFTEFA" --run-dir "$RUN" exec -- ibv_ud_pingpong -g 0 -c -p "$PORT" -n 500 \
 	>"$RUN/server.out" 2>&1 &
 for _ in $(seq 100); do
 	[ -n "$(ss -Hltn "sport = :$PORT")" ] && break
 	sleep 0.05
 done
 run "$SOFTEFA" --run-dir "$RUN" exec --provider stock -- \
-	ibv_ud_pingpong -g 0 -p "$PORT" -n 500 127.0.0.1
+	ibv_ud_pingpong -g 0 -c -p "$PORT" -n 500 127.0.0.1
 wait
 echo "(server side:)"
 tail -2 "$RUN/server.out"
+run "$SOFTEFA" --run-dir "$RUN" stats
+
+echo
+echo "== libfabric's efa provider (RDM over SRD) through our provider:"
+echo "   fi_pingpong with its data check, 64 B and 1 MiB"
+# One host: keep libfabric's shm provider out of the way, so the traffic
+# crosses the device.
+export FI_EFA_ENABLE_SHM_TRANSFER=0
+run "$SOFTEFA" --run-dir "$RUN" exec -- fi_info -p efa -t FI_EP_RDM
+for size in 64 1048576; do
+	"$SOFTEFA" --run-dir "$RUN" exec -- fi_pingpong -p efa -e rdm -c \
+		-S "$size" -I 200 -B "$PORT" >"$RUN/server.out" 2>&1 &
+	for _ in $(seq 100); do
+		[ -n "$(ss -Hltn "sport = :$PORT")" ] && break
+		sleep 0.05
+	done
+	run "$SOFTEFA" --run-dir "$RUN" exec -- fi_pingpong -p efa -e rdm -c \
+		-S "$size" -I 200 -P "$PORT" 127.0.0.1
+	wait
+done
+
+echo
+echo "== Open MPI over libfabric's efa provider (pml cm, mtl ofi), 2 ranks:"
+echo "   point-to-point 1 B to 1 MiB, collectives, one-sided, every byte checked"
+run "$SOFTEFA" --run-dir "$RUN" exec -- mpirun --allow-run-as-root \
+	--oversubscribe -np 2 --mca pml cm --mca mtl ofi \
+	--mca mtl_ofi_provider_include efa --mca osc pt2pt --mca btl self \
+	-x FI_EFA_ENABLE_SHM_TRANSFER "$TOP/build/bin/mpi_check"
 run "$SOFTEFA" --run-dir "$RUN" stats
 
 echo

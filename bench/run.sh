@@ -36,3 +36,36 @@ wbw=$(sx ours -- "$BENCH" wbw 4000 | awk '/^wbw/ { print $2 }')
 cpy=$("$BENCH" memcpy 40000 | awk '/^memcpy/ { print $2 }')
 printf "%-44s %10s MB/s\n" "64 KiB RDMA write over SRD (ours)" "$wbw" \
 	"64 KiB memcpy, one core, same machine" "$cpy"
+
+# libfabric's fi_pingpong (RDM endpoints): efa on SoftEFA through each
+# provider, beside libfabric's own shm and tcp providers on loopback, in
+# the same run.  fi_pingpong's usec/xfer is half a round trip.
+command -v fi_pingpong >/dev/null || exit 0
+FIPORT=$((20000 + RANDOM % 10000))
+fipp() {
+	local softefa_provider=$1 prov=$2 size=$3 iters=$4 out=$RUN/fipp.out
+
+	# shellcheck disable=SC2086
+	FI_EFA_ENABLE_SHM_TRANSFER=0 sx $softefa_provider -- timeout 120 \
+		fi_pingpong -p "$prov" -e rdm -S "$size" -I "$iters" \
+		-B "$FIPORT" >/dev/null 2>&1 &
+	sleep 0.5
+	FI_EFA_ENABLE_SHM_TRANSFER=0 sx $softefa_provider -- timeout 120 \
+		fi_pingpong -p "$prov" -e rdm -S "$size" -I "$iters" \
+		-P "$FIPORT" 127.0.0.1 >"$out" 2>&1 || true
+	wait
+	FIPORT=$((FIPORT + 1))
+	# columns: bytes #sent #ack total time MB/sec usec/xfer Mxfers/sec
+	awk '$2 ~ /^[0-9]+$/ && $3 ~ /^=/ { print $6, $7; found = 1 }
+	     END { if (!found) print "failed", "failed" }' "$out"
+}
+
+echo
+printf "%-30s %16s %18s\n" "fi_pingpong -e rdm" "64 B usec/xfer" "1 MiB MB/s"
+for row in "efa, our provider:ours:efa" "efa, stock provider:stock:efa" \
+	   "shm (loopback):ours:shm" "tcp (loopback):ours:tcp"; do
+	IFS=: read -r name sp prov <<<"$row"
+	lat=$(fipp "$sp" "$prov" 64 2000 | awk '{ print $2 }')
+	bw=$(fipp "$sp" "$prov" 1048576 100 | awk '{ print $1 }')
+	printf "%-30s %16s %18s\n" "$name" "$lat" "$bw"
+done

@@ -11,6 +11,7 @@ PACKAGES=(
 	check libsubunit-dev
 	pandoc man-db perftest infiniband-diags
 	iproute2
+	libfabric1 libfabric-bin openmpi-bin libopenmpi-dev
 )
 
 # What test.sh needs on top, to build and check the .deb and .rpm packages.

@@ -107,17 +107,19 @@ wait_listen() {
 
 # pair SERVER_PROVIDER CLIENT_PROVIDER PROGRAM ARGS...: run PROGRAM as a
 # server and as its client (the client gets 127.0.0.1 appended); non-zero
-# unless both succeed.  The words of SERVER_ARGS go to the server alone.
-# Output goes to $RUN/server.out and $RUN/client.out.
+# unless both succeed.  Output goes to $RUN/server.out and $RUN/client.out.
+# SERVER_ARGS and CLIENT_ARGS, when set, go to one side only (fi_pingpong
+# names its control port differently on each side); PAIR_TIMEOUT bounds
+# each side (60 s).
 pair() {
-	local sp=$1 cp=$2 spid rc=0
+	local sp=$1 cp=$2 spid rc=0 limit=${PAIR_TIMEOUT:-60}
 	shift 2
 
 	# line-buffered, so a run that has to be killed still says how far
 	# it got
 	# shellcheck disable=SC2086
-	timeout 60 "$SOFTEFA" --run-dir "$RUN" exec --provider "$sp" -- \
-		stdbuf -oL "$@" ${SERVER_ARGS-} >"$RUN/server.out" 2>&1 &
+	timeout "$limit" "$SOFTEFA" --run-dir "$RUN" exec --provider "$sp" -- \
+		stdbuf -oL "$@" ${SERVER_ARGS:-} >"$RUN/server.out" 2>&1 &
 	spid=$!
 	if ! wait_listen "$PORT"; then
 		kill "$spid" 2>/dev/null
@@ -125,8 +127,10 @@ pair() {
 		echo "$1: the server did not listen" >&2
 		return 1
 	fi
-	timeout 60 "$SOFTEFA" --run-dir "$RUN" exec --provider "$cp" -- \
-		stdbuf -oL "$@" 127.0.0.1 >"$RUN/client.out" 2>&1 || rc=$?
+	# shellcheck disable=SC2086
+	timeout "$limit" "$SOFTEFA" --run-dir "$RUN" exec --provider "$cp" -- \
+		stdbuf -oL "$@" ${CLIENT_ARGS:-} 127.0.0.1 >"$RUN/client.out" 2>&1 ||
+		rc=$?
 	wait "$spid" || rc=$((rc ? rc : $?))
 	if [ "$rc" -ne 0 ]; then
 		echo "--- server" >&2; cat "$RUN/server.out" >&2
