@@ -18,7 +18,7 @@ MAN=$ROOT$MANDIR
 
 for f in "$SOFTEFA" "$ROOT$BINDIR/softefad" \
 	"$LIB/softefa/libsoftefa-preload.so" \
-	"$LIB/libefa.so" "$LIB/pkgconfig/libefa.pc" \
+	"$LIB/libefa.so" "$LIB/libefa.a" "$LIB/pkgconfig/libefa.pc" \
 	"$ROOT$INCLUDEDIR/infiniband/efadv.h" \
 	"$MAN/man7/efadv.7" "$MAN/man8/softefa.8" "$MAN/man8/softefad.8"; do
 	[ -e "$f" ] || fail "not installed: $f"
@@ -68,6 +68,15 @@ flags=$(pkg-config --cflags --libs libefa libibverbs) ||
 grep -q -- "-L$LIB" <<<"$flags" || fail "pkg-config found another libefa: $flags"
 # shellcheck disable=SC2086
 cc -o "$RUN/probe" "$RUN/probe.c" $flags || fail "building against the install"
+# Static but for the C library, with what libefa.pc says a static link
+# needs (efadv(7), STATIC LINKING).
+flags=$(pkg-config --static --cflags --libs libefa) ||
+	fail "pkg-config --static libefa"
+# shellcheck disable=SC2086
+cc -o "$RUN/probe-static" "$RUN/probe.c" -Wl,-Bstatic $flags -Wl,-Bdynamic ||
+	fail "building statically against the install"
+grep -q " T efadv_query_mr$" < <(nm "$RUN/probe-static") ||
+	fail "the static probe holds no libefa.a of ours"
 
 start_host --devices 1
 
@@ -96,6 +105,8 @@ expect_eq state "$(devinfo_field state <"$RUN/out")" "PORT_ACTIVE (4)"
 traced "$RUN/probe"
 grep -q "calling init: $real" "$RUN/trace" ||
 	fail "the program did not bind to the installed libefa.so.1"
+expect_eq max_sq_wr "$(awk '$1 == "max_sq_wr" { print $2 }' "$RUN/out")" 4096
+traced "$RUN/probe-static"
 expect_eq max_sq_wr "$(awk '$1 == "max_sq_wr" { print $2 }' "$RUN/out")" 4096
 
 # The installed softefa still runs Debian's provider on request.
