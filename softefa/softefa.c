@@ -30,13 +30,14 @@
 #define SOFTEFA_BIN_TO_LIBDIR "../lib"
 #endif
 /*
- * Where our Debian package puts the stock provider it diverts, so that
- * "exec --provider stock" can still name it (libibverbs appends
- * -rdmav34.so).
+ * libibverbs' provider directory, where the stock plugin is, or where our
+ * Debian package has diverted it to when ours is installed in its place.
  */
-#ifndef SOFTEFA_STOCK_PROVIDER
-#define SOFTEFA_STOCK_PROVIDER "/usr/lib/libibverbs/libefa-stock"
+#ifndef SOFTEFA_PROVIDER_DIR
+#define SOFTEFA_PROVIDER_DIR "/usr/lib/libibverbs"
 #endif
+#define SOFTEFA_STOCK_PLUGIN SOFTEFA_PROVIDER_DIR "/libefa-rdmav34.so"
+#define SOFTEFA_DIVERTED_PLUGIN SOFTEFA_PROVIDER_DIR "/libefa-stock-rdmav34.so"
 
 static char run_dir[SEFA_RUN_DIR_MAX + 1];
 
@@ -322,21 +323,47 @@ found:
 	return 0;
 }
 
-static int prepend_env(const char *var, const char *val, char sep)
+/* Whether the file name of PATH starts with PREFIX. */
+static bool base_starts(const char *path, const char *prefix)
 {
-	const char *old = getenv(var);
-	char *v;
+	const char *slash = strrchr(path, '/');
+
+	return !strncmp(slash ? slash + 1 : path, prefix, strlen(prefix));
+}
+
+/*
+ * LD_PRELOAD of exec: the shim, the provider's libefa.so.1, then what the
+ * caller preloads but another shim or libefa (an outer exec's).  The loader
+ * binds the program's libefa.so.1 to the preloaded one by its soname, and
+ * its constructor registers the provider before libibverbs looks for
+ * devices, so libibverbs never loads a plugin for them: one libefa per
+ * process, whatever the program links and /etc/libibverbs.d names.
+ */
+static int set_preload(const char *shim, const char *libefa)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *v, *list, *tok, *save;
+	size_t len = strlen(shim) + strlen(libefa) + 2;
 	int ret;
 
-	if (old && *old) {
-		if (asprintf(&v, "%s%c%s", val, sep, old) < 0)
-			return -1;
-	} else {
-		v = strdup(val);
-		if (!v)
-			return -1;
+	list = strdup(old ? old : "");
+	v = malloc(len + strlen(list) + 1);
+	if (!list || !v) {
+		free(list);
+		free(v);
+		return -1;
 	}
-	ret = setenv(var, v, 1);
+	snprintf(v, len, "%s:%s", shim, libefa);
+	for (tok = strtok_r(list, ": ", &save); tok;
+	     tok = strtok_r(NULL, ": ", &save)) {
+		if (base_starts(tok, "libsoftefa-preload.so") ||
+		    base_starts(tok, "libefa.so"))
+			continue;
+		strcat(v, ":");
+		strcat(v, tok);
+	}
+	ret = setenv("LD_PRELOAD", v, 1);
+	free(list);
 	free(v);
 	return ret;
 }
@@ -350,7 +377,7 @@ static int cmd_exec(int argc, char **argv)
 	char preload[PATH_MAX], provider[PATH_MAX], sys[PATH_MAX + 8];
 	char libefa[PATH_MAX];
 	bool stock = false;
-	char *text, *slash;
+	char *text;
 	int c;
 
 	optind = 1;
@@ -380,40 +407,28 @@ static int cmd_exec(int argc, char **argv)
 		fprintf(stderr, "softefa: cannot find libsoftefa-preload.so\n");
 		return 1;
 	}
-	run_path(SEFA_SYSFS_DIR, sys, sizeof(sys));
-	if (setenv(SEFA_RUN_DIR_ENV, run_dir, 1) ||
-	    setenv("SYSFS_PATH", sys, 1) ||
-	    prepend_env("LD_PRELOAD", preload, ':'))
-		goto err_env;
-
 	if (!stock) {
 		if (find_lib("libefa-rdmav34.so", "libibverbs/libefa-rdmav34.so",
-			     provider, sizeof(provider)) ||
-		    !realpath(provider, libefa)) {
+			     provider, sizeof(provider))) {
 			fprintf(stderr, "softefa: cannot find our provider\n");
 			return 1;
 		}
-		/* libibverbs appends -rdmav34.so itself. */
-		provider[strlen(provider) - strlen("-rdmav34.so")] = 0;
-		if (setenv("RDMAV_DRIVERS", provider, 1))
-			goto err_env;
-		/*
-		 * efadv_* callers must bind to our libefa.so.1 too: the
-		 * directory of the library the plugin links to.
-		 */
-		slash = strrchr(libefa, '/');
-		*slash = 0;
-		if (prepend_env("LD_LIBRARY_PATH", libefa, ':'))
-			goto err_env;
-	} else if (!access(SOFTEFA_STOCK_PROVIDER "-rdmav34.so", R_OK)) {
-		/* Ours is installed in its place: name the stock one. */
-		if (setenv("RDMAV_DRIVERS", SOFTEFA_STOCK_PROVIDER, 1))
-			goto err_env;
-		unsetenv("IBV_DRIVERS");
 	} else {
-		unsetenv("RDMAV_DRIVERS");
-		unsetenv("IBV_DRIVERS");
+		/* Where ours is installed in its place, the diverted one. */
+		snprintf(provider, sizeof(provider), "%s",
+			 access(SOFTEFA_DIVERTED_PLUGIN, R_OK) ?
+				 SOFTEFA_STOCK_PLUGIN : SOFTEFA_DIVERTED_PLUGIN);
 	}
+	/* The plugin is a link to the library itself. */
+	if (!realpath(provider, libefa)) {
+		fprintf(stderr, "softefa: %s: %s\n", provider, strerror(errno));
+		return 1;
+	}
+
+	run_path(SEFA_SYSFS_DIR, sys, sizeof(sys));
+	if (setenv(SEFA_RUN_DIR_ENV, run_dir, 1) ||
+	    setenv("SYSFS_PATH", sys, 1) || set_preload(preload, libefa))
+		goto err_env;
 
 	execvp(argv[optind], argv + optind);
 	fprintf(stderr, "softefa: %s: %s\n", argv[optind], strerror(errno));

@@ -57,6 +57,14 @@ const struct verbs_device_ops efa_dev_ops = {
 	.alloc_context = efa_alloc_context,
 };
 
+/*
+ * The name a static link asks for, as rdma-core's providers define it:
+ * RDMA_STATIC_PROVIDERS=efa makes ibv_get_device_list() refer to it, which
+ * pulls the provider out of libefa.a.  libefa.so.1 keeps it local.
+ */
+extern const struct verbs_device_ops verbs_provider_efa
+	__attribute__((alias("efa_dev_ops")));
+
 bool efa_is_dev(const struct ibv_device *ibdev)
 {
 	return verbs_get_device(ibdev)->ops == &efa_dev_ops;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * efadv_probe DEV: print efadv_query_device() of DEV, as a program linked
- * against libefa.so.1 sees it.
+ * against libefa.so.1 sees it, and then the libefa files it maps.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,6 +47,29 @@ static int show_efadv(struct ibv_context *ctx)
 	return ibv_close_device(ctx) ? 1 : 0;
 }
 
+/* "libefa PATH" for each libefa file in /proc/self/maps. */
+static int show_libefa(void)
+{
+	char line[PATH_MAX + 128], last[PATH_MAX + 128] = "";
+	FILE *maps = fopen("/proc/self/maps", "r");
+	char *path;
+
+	if (!maps) {
+		perror("efadv_probe: /proc/self/maps");
+		return 1;
+	}
+	while (fgets(line, sizeof(line), maps)) {
+		path = strchr(line, '/');
+		if (!path || strncmp(strrchr(path, '/'), "/libefa", 7) ||
+		    !strcmp(path, last))
+			continue;
+		printf("libefa %s", path);
+		strcpy(last, path);
+	}
+	fclose(maps);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_context *ctx;
@@ -55,5 +79,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ctx = open_dev(argv[1]);
-	return ctx ? show_efadv(ctx) : 1;
+	if (!ctx || show_efadv(ctx))
+		return 1;
+	return show_libefa();
 }

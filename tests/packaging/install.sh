@@ -18,7 +18,7 @@ MAN=$ROOT$MANDIR
 
 for f in "$SOFTEFA" "$ROOT$BINDIR/softefad" \
 	"$LIB/softefa/libsoftefa-preload.so" \
-	"$LIB/libefa.so" "$LIB/pkgconfig/libefa.pc" \
+	"$LIB/libefa.so" "$LIB/libefa.a" "$LIB/pkgconfig/libefa.pc" \
 	"$ROOT$INCLUDEDIR/infiniband/efadv.h" \
 	"$MAN/man7/efadv.7" "$MAN/man8/softefa.8" "$MAN/man8/softefad.8"; do
 	[ -e "$f" ] || fail "not installed: $f"
@@ -68,16 +68,22 @@ flags=$(pkg-config --cflags --libs libefa libibverbs) ||
 grep -q -- "-L$LIB" <<<"$flags" || fail "pkg-config found another libefa: $flags"
 # shellcheck disable=SC2086
 cc -o "$RUN/probe" "$RUN/probe.c" $flags || fail "building against the install"
+# Static but for the C library, with what libefa.pc says a static link
+# needs (efadv(7), STATIC LINKING).
+flags=$(pkg-config --static --cflags --libs libefa) ||
+	fail "pkg-config --static libefa"
+# shellcheck disable=SC2086
+cc -o "$RUN/probe-static" "$RUN/probe.c" -Wl,-Bstatic $flags -Wl,-Bdynamic ||
+	fail "building statically against the install"
+grep -q " T efadv_query_mr$" < <(nm "$RUN/probe-static") ||
+	fail "the static probe holds no libefa.a of ours"
 
 start_host --devices 1
 
 env=$(sx -- env)
-expect_eq RDMAV_DRIVERS "$(sed -n 's/^RDMAV_DRIVERS=//p' <<<"$env")" \
-	"$LIB/libibverbs/libefa"
-expect_eq LD_LIBRARY_PATH \
-	"$(sed -n 's/^LD_LIBRARY_PATH=//p' <<<"$env" | cut -d: -f1)" "$LIB"
-grep -q "^LD_PRELOAD=$LIB/softefa/libsoftefa-preload.so" <<<"$env" ||
-	fail "not the installed shim: $env"
+expect_eq LD_PRELOAD \
+	"$(sed -n 's/^LD_PRELOAD=//p' <<<"$env" | cut -d: -f1-2)" \
+	"$LIB/softefa/libsoftefa-preload.so:$real"
 
 # The loader names each object it initialises; ours logs its context.
 traced() {
@@ -91,14 +97,16 @@ traced() {
 }
 
 traced ibv_devinfo -d efa_0
-grep -q "calling init: $LIB/libibverbs/libefa-rdmav34.so" "$RUN/trace" ||
-	fail "the installed plugin was not loaded"
+grep -q "calling init: $real" "$RUN/trace" ||
+	fail "the installed libefa was not loaded"
 expect_eq vendor_id "$(devinfo_field vendor_id <"$RUN/out")" 0x1d0f
 expect_eq state "$(devinfo_field state <"$RUN/out")" "PORT_ACTIVE (4)"
 
 traced "$RUN/probe"
-grep -q "calling init: $LIB/libefa.so.1" "$RUN/trace" ||
+grep -q "calling init: $real" "$RUN/trace" ||
 	fail "the program did not bind to the installed libefa.so.1"
+expect_eq max_sq_wr "$(awk '$1 == "max_sq_wr" { print $2 }' "$RUN/out")" 4096
+traced "$RUN/probe-static"
 expect_eq max_sq_wr "$(awk '$1 == "max_sq_wr" { print $2 }' "$RUN/out")" 4096
 
 # The installed softefa still runs Debian's provider on request.

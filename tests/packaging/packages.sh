@@ -4,8 +4,9 @@
 # Usage: packages.sh BUILD_DIR
 #
 # 1. the source tarball: "cmake --build BUILD_DIR --target dist";
-# 2. from it, in a scratch directory: dpkg-buildpackage -us -uc -b, and
-#    lintian, which must report no errors;
+# 2. from it, in a scratch directory: dpkg-buildpackage -us -uc -b (which
+#    checks the symbols file against the library), and lintian, which
+#    must report no errors; dpkg-shlibdeps of a program linked to us;
 # 3. every file of ours that an installed package owns too is one our
 #    package diverts, to a path nobody owns;
 # 4. the diversions at work in a scratch dpkg root: stand-ins of the stock
@@ -78,6 +79,42 @@ lint() {
 }
 echo "-- lintian"
 timed lint
+
+# A program built against the packages, which calls the newest upstream
+# efadv call and one of ours: dpkg-shlibdeps, which reads the symbols file
+# of the package being built, asks for libefa1-softefa at the version the
+# symbols file gives the newer of the two.
+shlibdeps() {
+	local src=$work/deb/$name ma want got
+
+	ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+	cat >"$work/user.c" <<-'EOF'
+	#include <infiniband/efadv.h>
+	#include <infiniband/verbs_exp.h>
+
+	int main(void)
+	{
+		void *volatile used[] = { efadv_query_mr, ibv_exp_query_device };
+
+		return used[0] == used[1];
+	}
+	EOF
+	quiet user cc -I"$src/debian/libefa-softefa-dev/usr/include" \
+		-o "$src/debian/user" "$work/user.c" \
+		-L"$src/debian/libefa1-softefa/usr/lib/$ma" -l:libefa.so.1
+	want=$(awk '$1 ~ /^(efadv_query_mr|ibv_exp_query_device)@/ { print $2 }' \
+		"$src/debian/libefa1-softefa.symbols" | sort -V | tail -n 1)
+	(cd "$src" && quiet shlibdeps dpkg-shlibdeps -v -O debian/user)
+	got=$(grep "^shlibs:Depends=" "$work/shlibdeps.log" || true)
+	echo "   $got"
+	grep -q "libefa1-softefa (>= $want)" <<<"$got" ||
+		fail "not libefa1-softefa (>= $want): $got"
+	grep -q "Using symbols file debian/libefa1-softefa/DEBIAN/symbols" \
+		"$work/shlibdeps.log" ||
+		fail "dpkg-shlibdeps read no symbols file of ours: $(cat "$work/shlibdeps.log")"
+}
+echo "-- dpkg-shlibdeps of a program linked to libefa.so.1"
+shlibdeps
 
 # Our packages and the diversions their preinst makes ("path aside").
 ours=()
