@@ -147,3 +147,14 @@ stat_field() {
 		awk -v d="$1" -v k="$2" '$1 == "device" && $2 == d {
 			for (i = 3; i < NF; i += 2) if ($i == k) print $(i + 1) }'
 }
+
+# libfabric's efa provider asks for rnr_retry 3 and resends after an RNR
+# error completion itself: the only error completions allowed on DEVICE
+# are those, each after four receiver-not-ready answers.
+expect_only_rnr_errors() {
+	local errors
+
+	errors=$(stat_field "$1" errors)
+	[ $((errors * 4)) -le "$(stat_field "$1" rnr_retries)" ] ||
+		fail "error completions other than RNR: $("$SOFTEFA" --run-dir "$RUN" stats)"
+}
