@@ -56,7 +56,7 @@ fipp() {
 	wait
 	FIPORT=$((FIPORT + 1))
 	# columns: bytes #sent #ack total time MB/sec usec/xfer Mxfers/sec
-	awk '$2 ~ /^[0-9]+$/ && $3 ~ /^=/ { print $6, $7; found = 1 }
+	awk '$3 ~ /^=/ { print $6, $7; found = 1 }
 	     END { if (!found) print "failed", "failed" }' "$out"
 }
 
