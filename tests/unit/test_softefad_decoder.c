@@ -20,7 +20,7 @@
 #include <rdma/rdma_user_ioctl.h>
 
 #include "efa_ext_abi.h"
-#include "softefad.h"
+#include "uverbs/uverbs.h"
 #include "check_main.h"
 
 static struct sefa_daemon d;

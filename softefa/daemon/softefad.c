@@ -19,7 +19,10 @@
 #include <unistd.h>
 
 #include "rundir.h"
-#include "softefad.h"
+#include "client.h"
+#include "host/host.h"
+#include "mad/mad.h"
+#include "nic/nic.h"
 
 static struct sefa_daemon daemon_state = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -337,6 +340,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "softefad: pid file: %s\n", strerror(-ret));
 		goto err_sysfs;
 	}
+	d->engine_tick = sefa_mad_tick;
 	ret = sefa_engine_start(d);
 	if (ret) {
 		fprintf(stderr, "softefad: device engine: %s\n", strerror(-ret));

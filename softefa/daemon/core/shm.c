@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "softefad.h"
+#include "core/core.h"
 
 struct sefa_shm *sefa_shm_new(size_t len)
 {
@@ -119,6 +119,7 @@ int64_t sefa_uverbs_mmap(struct sefa_client *c, uint64_t key, uint64_t len,
 	struct sefa_mmap_entry *e = NULL;
 	unsigned int i;
 	int fd, ret;
+	size_t off;
 
 	/* mmap(2) maps whole pages, whatever length it was given. */
 	len = (len + SEFA_PAGE_SIZE - 1) & ~(uint64_t)(SEFA_PAGE_SIZE - 1);
@@ -131,6 +132,7 @@ int64_t sefa_uverbs_mmap(struct sefa_client *c, uint64_t key, uint64_t len,
 		return -EINVAL;
 	if (len > e->shm->len - e->off)
 		return -EINVAL;
-	ret = sefa_client_install_fd(c, e->shm->fd, &fd);
-	return ret ? ret : (int64_t)e->off;
+	off = e->off;
+	ret = sefa_conn_install_fd(c, e->shm->fd, &fd, &c->d->lock);
+	return ret ? ret : (int64_t)off;
 }

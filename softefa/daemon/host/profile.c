@@ -13,7 +13,7 @@
 #include "efa_abi_compat.h"
 #include "efa_ext_abi.h"
 
-#include "softefad.h"
+#include "host/host.h"
 
 #define EFA_CAPS (EFA_QUERY_DEVICE_CAPS_RDMA_READ |			\
 		  EFA_QUERY_DEVICE_CAPS_RNR_RETRY |			\

@@ -10,7 +10,7 @@
 
 #include <rdma/ib_user_verbs.h>
 
-#include "softefad.h"
+#include "uverbs/uverbs.h"
 
 struct write_method {
 	int (*handler)(struct sefa_cmd *cmd);

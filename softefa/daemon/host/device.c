@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "softefad.h"
+#include "host/host.h"
 
 /*
  * The node GUID is the EUI-64 of the host interface's MAC, as IB and RoCE

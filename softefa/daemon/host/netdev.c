@@ -10,7 +10,7 @@
 #include <netlink/route/addr.h>
 #include <netlink/route/link.h>
 
-#include "softefad.h"
+#include "host/host.h"
 
 static int pick_link(struct nl_cache *links, const char *name,
 		     struct rtnl_link **out)

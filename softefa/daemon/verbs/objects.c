@@ -13,7 +13,7 @@
 
 #include "efa_abi_compat.h"
 #include "efa_ext_abi.h"
-#include "softefad.h"
+#include "verbs/verbs.h"
 
 int sefa_uobj_add(struct sefa_client *c, struct sefa_uobj *u,
 		  enum sefa_obj_type type)

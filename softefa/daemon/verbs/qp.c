@@ -13,7 +13,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "efa_ext_abi.h"
-#include "softefad.h"
+#include "verbs/verbs.h"
 
 static bool is_pow2(uint32_t v)
 {
@@ -450,10 +450,12 @@ int sefa_qp_modify(struct sefa_qp *qp, const struct ib_uverbs_modify_qp *m)
 		qp->max_rd_atomic = m->max_rd_atomic;
 	if (mask & M(MAX_DEST_RD_ATOMIC))
 		qp->max_dest_rd_atomic = m->max_dest_rd_atomic;
+	/*
+	 * A QP sent to the error state is flushed by the NIC on its next
+	 * pass, as a device completes a modify asynchronously.
+	 */
 	if (next == IBV_QPS_RESET)
 		qp_reset(qp);
-	else if (next == IBV_QPS_ERR && cur != IBV_QPS_ERR)
-		sefa_qp_flush(qp);
 	qp->state = next;
 	return 0;
 }

@@ -15,7 +15,9 @@
 
 #include <infiniband/verbs.h>
 
-#include "softefad.h"
+#include "client.h"
+#include "mad/mad.h"
+#include "uverbs/uverbs.h"
 
 static int send_reply(struct sefa_client *c, uint32_t type, int64_t ret,
 		      int err)
@@ -24,90 +26,6 @@ static int send_reply(struct sefa_client *c, uint32_t type, int64_t ret,
 
 	if (send(c->sock, &r, sizeof(r), MSG_NOSIGNAL) != sizeof(r))
 		return -EPIPE;
-	return 0;
-}
-
-/*
- * Receive one request.  The kernel vouches for the sender of every message
- * (SO_PASSCRED), and that process is "current": after a fork the child's
- * calls touch the child's memory, as with copy_from_user().
- */
-static int recv_req(struct sefa_client *c, struct sefa_req *req)
-{
-	char cbuf[CMSG_SPACE(sizeof(struct ucred))];
-	struct iovec iov = { .iov_base = req, .iov_len = sizeof(*req) };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm;
-	ssize_t n;
-
-	do {
-		n = recvmsg(c->sock, &msg, MSG_CMSG_CLOEXEC);
-	} while (n < 0 && errno == EINTR);
-	if (n <= 0)
-		return -EPIPE;
-	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
-		struct ucred cred;
-
-		if (cm->cmsg_level != SOL_SOCKET ||
-		    cm->cmsg_type != SCM_CREDENTIALS)
-			continue;
-		memcpy(&cred, CMSG_DATA(cm), sizeof(cred));
-		/*
-		 * pid 0 is the kernel saying it recorded no sender: a
-		 * message queued before SO_PASSCRED took effect.  It came
-		 * from the process that connected.
-		 */
-		if (!cred.pid)
-			continue;
-		/* Only the opener's user (or root) may use the file. */
-		if (cred.uid != c->uid && cred.uid != 0)
-			return -EACCES;
-		c->pid = cred.pid;
-	}
-	if (n != sizeof(*req) || req->version != SEFA_PROTO_VERSION)
-		return -EINVAL;
-	return 0;
-}
-
-/*
- * fd_install() into another process: the fd travels with SCM_RIGHTS, and
- * the shim tells which number the process got.  Only then can a response
- * that carries the number be written.
- */
-int sefa_client_install_fd(struct sefa_client *c, int fd, int *client_fd)
-{
-	struct sefa_reply r = { .type = SEFA_REPLY_FD };
-	char cbuf[CMSG_SPACE(sizeof(int))] = {};
-	struct iovec iov = { .iov_base = &r, .iov_len = sizeof(r) };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = cbuf,
-		.msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-	struct sefa_req req;
-	int ret;
-
-	/* Never hold the daemon lock while a client decides to answer. */
-	pthread_mutex_unlock(&c->d->lock);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	if (sendmsg(c->sock, &msg, MSG_NOSIGNAL) != sizeof(r))
-		ret = -EPIPE;
-	else
-		ret = recv_req(c, &req);
-	pthread_mutex_lock(&c->d->lock);
-	if (ret)
-		return ret;
-	if (req.op != SEFA_OP_FD_NUM || req.arg > INT32_MAX)
-		return -EINVAL;
-	*client_fd = (int)req.arg;
 	return 0;
 }
 
@@ -149,7 +67,7 @@ static void serve_device(struct sefa_client *c)
 	int64_t ret;
 
 	for (;;) {
-		ret = recv_req(c, &req);
+		ret = sefa_conn_recv_req(c, &req);
 		if (ret == -EPIPE)
 			return;
 		if (!ret)
@@ -322,7 +240,7 @@ static void *client_thread(void *arg)
 	struct sefa_req req;
 	int ret;
 
-	ret = recv_req(c, &req);
+	ret = sefa_conn_recv_req(c, &req);
 	if (!ret && req.op == SEFA_OP_OPEN) {
 		if (req.arg < c->d->ndev) {
 			pthread_mutex_lock(&c->d->lock);

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "softefad.h"
+#include "host/host.h"
 
 static int mkdir_p(const char *path)
 {

@@ -13,7 +13,7 @@
 #include <rdma/efa-abi.h>
 #include <rdma/ib_user_verbs.h>
 
-#include "softefad.h"
+#include "uverbs/uverbs.h"
 
 /* The efa driver refuses driver data it does not know. */
 static int udata_in_empty(struct sefa_cmd *cmd)

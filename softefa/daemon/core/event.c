@@ -21,7 +21,7 @@
 
 #include <rdma/ib_user_verbs.h>
 
-#include "softefad.h"
+#include "core/core.h"
 
 /* Create an event file and install its client end in the caller. */
 int sefa_event_file_new(struct sefa_client *c, size_t reclen,
@@ -43,7 +43,7 @@ int sefa_event_file_new(struct sefa_client *c, size_t reclen,
 		ret = -errno;
 		goto err_close;
 	}
-	ret = sefa_client_install_fd(c, sv[1], &ef->client_fd);
+	ret = sefa_conn_install_fd(c, sv[1], &ef->client_fd, &c->d->lock);
 	if (ret)
 		goto err_close;
 	ef->fd = sv[0];

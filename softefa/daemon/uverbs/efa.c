@@ -11,7 +11,7 @@
 #include <rdma/efa-abi.h>
 #include <rdma/ib_user_verbs.h>
 
-#include "softefad.h"
+#include "uverbs/uverbs.h"
 
 int efa_alloc_ucontext(struct sefa_cmd *cmd)
 {

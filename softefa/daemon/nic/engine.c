@@ -26,7 +26,7 @@
 
 #include "efa_abi_compat.h"
 #include "efa_ext_abi.h"
-#include "softefad.h"
+#include "nic/nic.h"
 
 #define DMA_CHUNK		(64 * 1024)
 #define MAX_SGE			16
@@ -836,6 +836,24 @@ static unsigned int retry_pending(struct sefa_qp *qp, uint64_t now)
 	return work;
 }
 
+/* Everything posted completes with FLUSHED: the QP went to error. */
+static void qp_flush(struct sefa_qp *qp)
+{
+	struct efa_io_rx_desc rx[MAX_SGE];
+	struct sefa_pending *p;
+	unsigned int n;
+
+	while ((p = qp->pending)) {
+		qp->pending = p->next;
+		complete_send(qp, &p->wqe, EFA_IO_COMP_STATUS_FLUSHED);
+		free(p);
+	}
+	while ((n = next_recv(qp, rx))) {
+		qp->rq_ci += n;
+		complete_recv(qp, rx, EFA_IO_COMP_STATUS_FLUSHED, NULL, NULL, 0);
+	}
+}
+
 /*
  * An RC error completion takes the QP to error: what is posted behind the
  * failed WQE, and every receive, completes as flushed.
@@ -845,7 +863,7 @@ static void rc_fail(struct sefa_qp *qp)
 	qp->state = IBV_QPS_ERR;
 	qp->rnr_due_ns = 0;
 	qp->rnr_tries = 0;
-	sefa_qp_flush(qp);
+	qp_flush(qp);
 }
 
 /*
@@ -906,24 +924,6 @@ static unsigned int process_sq(struct sefa_qp *qp, uint64_t now)
 	return work;
 }
 
-/* Everything posted completes with FLUSHED: the QP went to error. */
-void sefa_qp_flush(struct sefa_qp *qp)
-{
-	struct efa_io_rx_desc rx[MAX_SGE];
-	struct sefa_pending *p;
-	unsigned int n;
-
-	while ((p = qp->pending)) {
-		qp->pending = p->next;
-		complete_send(qp, &p->wqe, EFA_IO_COMP_STATUS_FLUSHED);
-		free(p);
-	}
-	while ((n = next_recv(qp, rx))) {
-		qp->rq_ci += n;
-		complete_recv(qp, rx, EFA_IO_COMP_STATUS_FLUSHED, NULL, NULL, 0);
-	}
-}
-
 static unsigned int engine_pass(struct sefa_daemon *d)
 {
 	uint64_t now = now_ns();
@@ -941,7 +941,7 @@ static unsigned int engine_pass(struct sefa_daemon *d)
 				continue;
 			/* in error, receives posted meanwhile complete flushed */
 			if (qp->state == IBV_QPS_ERR)
-				sefa_qp_flush(qp);
+				qp_flush(qp);
 			if (qp->state < IBV_QPS_RTS)
 				continue;
 			work += process_sq(qp, now);
@@ -949,7 +949,7 @@ static unsigned int engine_pass(struct sefa_daemon *d)
 				work += retry_pending(qp, now);
 		}
 	}
-	return work + sefa_mad_tick(d);
+	return d->engine_tick ? work + d->engine_tick(d) : work;
 }
 
 /*

@@ -16,7 +16,7 @@
 
 #include <rdma/ib_user_mad.h>
 
-#include "softefad.h"
+#include "core/core.h"
 
 #define MAD_SIZE		256
 #define MAD_HDR_LEN		24
@@ -338,5 +338,14 @@ int sa_init(struct sefa_daemon *d, struct sefa_mad_port *port);
 /* umad.c */
 void umad_queue(struct umad_file *f, struct mad_agent *agent,
 		struct mad_recv *r);
+
+/* mad.c: the MAD layer; umad.c: the umad and issm files */
+int sefa_mad_init(struct sefa_daemon *d);
+unsigned int sefa_mad_tick(struct sefa_daemon *d);
+int sefa_umad_open(struct sefa_client *c, unsigned int index, bool issm,
+		   bool nonblock);
+int64_t sefa_umad_call(struct sefa_client *c, const struct sefa_req *req);
+void sefa_umad_close(struct sefa_client *c);
+
 
 #endif

@@ -17,7 +17,7 @@
 
 #include "efa_abi_compat.h"
 #include "efa_ext_abi.h"
-#include "softefad.h"
+#include "uverbs/uverbs.h"
 
 #define IOCTL_PAGE_SIZE	4096
 #define MAX_ATTRS	((IOCTL_PAGE_SIZE - sizeof(struct ib_uverbs_ioctl_hdr)) / \

@@ -10,7 +10,7 @@
 
 #include <rdma/ib_user_verbs.h>
 
-#include "softefad.h"
+#include "uverbs/uverbs.h"
 
 /* The async event file of the context: one per open uverbs fd here. */
 int sefa_alloc_async_fd(struct sefa_client *c, int *client_fd)

@@ -13,7 +13,7 @@
 #include <rdma/efa-abi.h>
 #include <rdma/ib_user_verbs.h>
 
-#include "softefad.h"
+#include "verbs/verbs.h"
 
 int sefa_cq_create(struct sefa_cmd *cmd, const struct sefa_cq_params *p,
 		   struct sefa_cq **out)

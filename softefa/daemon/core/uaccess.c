@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "softefad.h"
+#include "core/core.h"
 
 static int user_range_ok(uint64_t addr, size_t len)
 {

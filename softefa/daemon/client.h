@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The top of softefad: a connection's requests, dispatched to the uverbs
+ * ABI or to the umad files.
+ */
+#ifndef SEFA_CLIENT_H
+#define SEFA_CLIENT_H
+
+#include "core/core.h"
+
+int sefa_client_start(struct sefa_daemon *d, int sock);
+void sefa_clients_shutdown(struct sefa_daemon *d);
+
+#endif

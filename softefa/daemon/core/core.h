@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The kernel core of softefad, below the verbs objects: connections (an
+ * open device file each), copies to and from a client's memory, command
+ * buffers and driver udata, shared memory and mmap keys, event files.
+ */
+#ifndef SEFA_CORE_H
+#define SEFA_CORE_H
+
+#include "host/host.h"
+
+/* A memory region the client may mmap. */
+struct sefa_shm {
+	int fd;
+	void *addr;
+	size_t len;
+	unsigned int refs;
+};
+
+struct sefa_mmap_entry {
+	uint64_t key;
+	struct sefa_shm *shm;
+	size_t off;
+	size_t len;
+};
+
+/*
+ * An event file (async or completion channel).  The client holds one end
+ * of a SOCK_SEQPACKET pair; the daemon keeps both, so it can take back
+ * events that must not be delivered any more (a destroyed object's).
+ */
+struct sefa_event_file {
+	int fd;			/* daemon end */
+	int peer_fd;		/* the client's end, kept open */
+	int client_fd;		/* its number in the client */
+	ino_t ino;
+	size_t reclen;		/* every record has this size */
+	struct sefa_event_file *next;
+};
+
+/*
+ * A connection: an open uverbs fd (the kernel's ib_uverbs_file), an open
+ * umadN or issmN, or a control request.
+ */
+struct sefa_client {
+	struct sefa_daemon *d;
+	struct sefa_device *dev;	/* NULL for control connections */
+	struct umad_file *umad;		/* umadN and issmN */
+	int sock;
+	pid_t pid;
+	uid_t uid;
+	pthread_t thread;
+	struct sefa_client *next;
+
+	/* ib_ucontext: present after GET_CONTEXT */
+	atomic_bool has_ucontext;
+	uint32_t efa_comp_mask;		/* what userspace announced */
+	struct sefa_event_file *async;
+	struct sefa_event_file *channels;
+	atomic_uint nobjects;
+
+	struct sefa_uobj **uobj;	/* handle table */
+	unsigned int nuobj;
+	struct sefa_mmap_entry *mmap;
+	unsigned int nmmap;
+	unsigned int mmap_seq;
+};
+
+/* uaccess.c: the kernel's copy_from_user()/copy_to_user(). */
+int sefa_copy_from_user(struct sefa_client *c, void *dst, uint64_t src,
+			size_t len);
+int sefa_copy_to_user(struct sefa_client *c, uint64_t dst, const void *src,
+		      size_t len);
+int sefa_clear_user(struct sefa_client *c, uint64_t dst, size_t len);
+int sefa_user_is_zero(struct sefa_client *c, uint64_t src, size_t len);
+
+/* A user buffer as an ioctl attribute or a write() payload describes it. */
+struct sefa_ubuf {
+	uint64_t addr;
+	size_t len;
+	bool is_inline;			/* PTR_IN of 8 bytes or less */
+	uint8_t inline_data[8];
+};
+
+int sefa_ubuf_read(struct sefa_client *c, const struct sefa_ubuf *b,
+		   void *dst, size_t len);
+int sefa_ubuf_is_zero_from(struct sefa_client *c, const struct sefa_ubuf *b,
+			   size_t from);
+
+/*
+ * One uverbs command once decoded, whichever way it arrived: ucore is the
+ * core payload, udata the driver's (struct ib_udata).
+ */
+struct sefa_cmd {
+	struct sefa_client *c;
+	struct sefa_ubuf core_in;
+	struct sefa_ubuf core_out;
+	struct sefa_ubuf udata_in;
+	struct sefa_ubuf udata_out;
+	bool from_ioctl;
+};
+
+int sefa_request(struct sefa_cmd *cmd, void *req, size_t size);
+int sefa_response(struct sefa_cmd *cmd, const void *resp, size_t size);
+int sefa_udata_in(struct sefa_cmd *cmd, void *req, size_t size);
+int sefa_udata_out(struct sefa_cmd *cmd, const void *resp, size_t size);
+
+/* shm.c */
+struct sefa_shm *sefa_shm_new(size_t len);
+struct sefa_shm *sefa_shm_get(struct sefa_shm *s);
+void sefa_shm_put(struct sefa_shm *s);
+int sefa_mmap_insert(struct sefa_client *c, struct sefa_shm *s, size_t off,
+		     size_t len, uint64_t *key);
+void sefa_mmap_remove(struct sefa_client *c, struct sefa_shm *s);
+void sefa_mmap_remove_all(struct sefa_client *c);
+int64_t sefa_uverbs_mmap(struct sefa_client *c, uint64_t key, uint64_t len,
+			 uint64_t flags);
+
+/* event.c */
+int sefa_event_file_new(struct sefa_client *c, size_t reclen,
+			struct sefa_event_file **out);
+void sefa_event_file_free(struct sefa_event_file *ef);
+struct sefa_event_file *sefa_channel_lookup(struct sefa_client *c, int fd);
+bool sefa_is_async_fd(struct sefa_client *c, int fd);
+int sefa_event_send(struct sefa_event_file *ef, const void *rec);
+unsigned int sefa_event_purge(struct sefa_event_file *ef, uint64_t element);
+
+/* conn.c: the connection's own socket */
+int sefa_conn_recv_req(struct sefa_client *c, struct sefa_req *req);
+int sefa_conn_install_fd(struct sefa_client *c, int fd, int *client_fd,
+			 pthread_mutex_t *held);
+
+#endif

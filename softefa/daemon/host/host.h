@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The host layer of softefad: what the simulated machine is made of (the
+ * profile, its devices with their object tables, the network interface,
+ * the sysfs tree) and the daemon that holds them.  Higher layers' objects
+ * appear here only as pointers.
+ */
+#ifndef SEFA_HOST_H
+#define SEFA_HOST_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <rdma/ib_user_verbs.h>
+
+#include "efa_io_defs.h"
+#include "proto.h"
+
+struct sefa_client;
+
+/* What one kind of device reports; see profile.c. */
+struct sefa_profile {
+	const char *name;
+	uint32_t node_type;		/* enum ibv_node_type / rdma node type */
+	const char *node_type_str;	/* sysfs node_type text */
+	uint8_t link_layer;		/* IBV_LINK_LAYER_* */
+	bool has_lid;			/* ports get LIDs from the daemon's SM */
+	bool has_mad;			/* umad/issm nodes, QP0/QP1 MAD service */
+	uint16_t vendor_part_id;
+	uint32_t max_qp;
+	uint32_t max_qp_wr;
+	uint32_t max_sge;
+	uint32_t max_sge_rd;
+	uint32_t max_cq;
+	uint32_t max_cqe;
+	uint32_t max_mr;
+	uint32_t max_pd;
+	uint32_t max_ah;
+	uint64_t max_mr_size;
+	uint64_t page_size_cap;
+	uint32_t mtu;			/* bytes: port max_msg_sz */
+	uint8_t active_mtu;		/* IBV_MTU_* */
+	/* efa driver data */
+	uint32_t max_sq_wr;
+	uint32_t max_rq_wr;
+	uint16_t max_sq_sge;
+	uint16_t max_rq_sge;
+	uint32_t max_rdma_size;
+	uint32_t device_caps;		/* EFA_QUERY_DEVICE_CAPS_* */
+	uint16_t sub_cqs_per_cq;
+	uint16_t inline_buf_size;
+	uint32_t max_llq_size;
+	uint16_t max_tx_batch;
+	uint16_t min_sq_wr;
+	bool mr_ic_ids;			/* MR query reports interconnect ids */
+	uint8_t max_qp_rd_atom;		/* RC: RDMA reads in flight */
+};
+
+const struct sefa_profile *sefa_profile_find(const char *name);
+
+#define SEFA_VENDOR_ID		0x1d0f
+#define SEFA_HW_REV		1
+
+/* PortInfo:CapabilityMask bits of an InfiniBand-style port. */
+#define SEFA_CAP_IS_SM			(1U << 1)
+#define SEFA_CAP_SYS_IMAGE_GUID		(1U << 11)
+#define SEFA_CAP_EXT_SPEEDS		(1U << 14)
+#define SEFA_CAP_VENDOR_CLASS		(1U << 20)
+#define SEFA_CA_CAP_MASK	(SEFA_CAP_SYS_IMAGE_GUID | SEFA_CAP_EXT_SPEEDS | \
+				 SEFA_CAP_VENDOR_CLASS)
+#define SEFA_GID_TBL_LEN	1
+#define SEFA_PKEY_TBL_LEN	1
+#define SEFA_NUM_COMP_VECTORS	1
+
+#define SEFA_PAGE_SIZE		4096
+#define SEFA_MAX_QP_IDX		256	/* QPN low bits; = max_qp */
+#define SEFA_MAX_AH		1024
+#define SEFA_MAX_PD		256
+#define SEFA_MAX_MR_IDX		65536	/* lkey = index << 8 | generation */
+
+struct sefa_qp;
+struct sefa_mr;
+struct sefa_pd;
+struct sefa_mad_port;
+struct mad_pkt;
+struct umad_file;
+
+/*
+ * An address handle of the device: one per (PD, destination GID), as EFA
+ * keeps them.  Every AH object of that PD to that GID names this one.
+ */
+struct sefa_dev_ah {
+	struct sefa_pd *pd;
+	uint8_t gid[16];
+	unsigned int users;		/* AH objects; 0: a free slot */
+};
+
+/* Per-device packet counters, also kept per QP. */
+struct sefa_counters {
+	uint64_t tx_pkts;
+	uint64_t tx_bytes;
+	uint64_t rx_pkts;
+	uint64_t rx_bytes;
+	uint64_t rx_drops;	/* UD: no buffer, bad Q_Key, no such QP */
+	uint64_t rnr_retries;	/* SRD receiver-not-ready, retried */
+	uint64_t errors;	/* error completions */
+	uint64_t rdma_reads;	/* RDMA reads requested, completed */
+	uint64_t rdma_writes;	/* RDMA writes requested, completed */
+};
+
+struct sefa_device {
+	unsigned int index;
+	char name[32];			/* ib device name, efa_N */
+	uint64_t node_guid;		/* host byte order */
+	uint8_t gid[16];
+	uint16_t lid;
+	uint16_t sm_lid;
+	uint32_t cap_mask;		/* port 1's PortInfo:CapabilityMask */
+	const struct sefa_profile *profile;
+	struct sefa_mad_port *mad;	/* QP0/QP1 of port 1, when has_mad */
+
+	/* The device's object tables, under the daemon lock. */
+	struct sefa_qp *qp[SEFA_MAX_QP_IDX];
+	uint8_t qp_gen[SEFA_MAX_QP_IDX];
+	struct sefa_dev_ah ah[SEFA_MAX_AH];	/* by AH number */
+	uint8_t pdn_used[SEFA_MAX_PD];
+	struct sefa_mr **mr;		/* SEFA_MAX_MR_IDX entries */
+	uint8_t *mr_gen;
+	unsigned int mr_hint;
+	struct sefa_cq *armable;	/* CQs the engine watches for arms */
+	struct sefa_counters cnt;
+};
+
+enum sefa_abi_mode {
+	SEFA_ABI_IOCTL,		/* a current kernel: ioctl() and write() */
+	SEFA_ABI_WRITE,		/* an old kernel: every ioctl is ENOTTY */
+};
+
+struct sefa_netdev {
+	char name[32];
+	uint8_t mac[6];
+	char addr[64];			/* first address, for humans */
+};
+
+struct sefa_daemon {
+	char run_dir[4096];
+	enum sefa_abi_mode abi;
+	const struct sefa_profile *profile;
+	unsigned int host_id;
+	bool verbose;			/* log every failed request */
+	struct sefa_netdev netdev;
+	unsigned int ndev;
+	struct sefa_device dev[SEFA_MAX_DEVICES];
+
+	/*
+	 * The "kernel lock": clients list, every object, and the engine's
+	 * pass over the queues.
+	 */
+	pthread_mutex_t lock;
+	pthread_t engine;
+	bool engine_stop;
+	/*
+	 * Timed work of a higher layer (the MAD layer's timeouts and
+	 * retries) that the engine does on each pass; set before it starts.
+	 */
+	unsigned int (*engine_tick)(struct sefa_daemon *d);
+	uint64_t activity;		/* bumped by commands, wakes the engine */
+	struct sefa_client *clients;
+	unsigned int nclients;
+	int stop_pipe[2];
+
+	/* The MAD layer (mad.h), when the profile has one. */
+	struct sefa_mad_port *sm_port;	/* the daemon's SM/SA */
+	pthread_cond_t sm_cond;		/* an issmN was closed */
+	struct mad_pkt *mad_wire;	/* MADs in flight, in order */
+	struct mad_pkt **mad_wire_tail;
+	bool mad_draining;
+	uint32_t mad_last_hi_tid;	/* the hi_tid given last */
+};
+
+#ifndef offsetofend
+#define offsetofend(type, member) \
+	(offsetof(type, member) + sizeof(((type *)0)->member))
+#endif
+
+/* netdev.c */
+int sefa_netdev_lookup(const char *name, struct sefa_netdev *nd);
+
+/* sysfs.c */
+int sefa_sysfs_create(const struct sefa_daemon *d);
+int sefa_sysfs_port_update(const struct sefa_daemon *d,
+			   const struct sefa_device *dev);
+void sefa_sysfs_remove(const struct sefa_daemon *d);
+
+/* device.c */
+int sefa_devices_init(struct sefa_daemon *d, unsigned int ndev);
+void sefa_gid_str(const uint8_t gid[16], char *buf, size_t len);
+
+#endif

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The verbs objects of softefad: the handle table of a connection, and the
+ * PD, MR (direct and indirect), AH, CQ and QP the commands create and the
+ * NIC works on.
+ */
+#ifndef SEFA_VERBS_H
+#define SEFA_VERBS_H
+
+#include "core/core.h"
+
+enum sefa_obj_type {
+	SEFA_OBJ_PD = 1,
+	SEFA_OBJ_MR,
+	SEFA_OBJ_CQ,
+	SEFA_OBJ_QP,
+	SEFA_OBJ_AH,
+};
+
+struct sefa_uobj {
+	enum sefa_obj_type type;
+	uint32_t handle;
+	struct sefa_client *c;
+	unsigned int usecnt;	/* objects that point at this one */
+};
+
+struct sefa_pd {
+	struct sefa_uobj uobj;
+	struct sefa_device *dev;
+	uint16_t pdn;
+};
+
+/* One entry of an indirect key: a range of a region, by its key. */
+struct sefa_klm {
+	uint32_t lkey;		/* a direct region of the key's PD */
+	uint64_t addr;		/* iova in that region */
+	uint64_t length;
+	uint64_t offset;	/* where the entry starts in the key's range */
+};
+
+/*
+ * A memory region, or an indirect key (a list of ranges of regions, set
+ * by UMR work requests).  Both share the key space and the MR handles; an
+ * indirect key's iova, length and access describe its current fill.
+ */
+struct sefa_mr {
+	struct sefa_uobj uobj;
+	struct sefa_pd *pd;
+	pid_t pid;		/* whose memory: the registering process */
+	uint64_t addr;		/* process virtual address */
+	uint64_t length;
+	uint64_t iova;		/* what work requests address */
+	uint32_t access;	/* IBV_ACCESS_* */
+	uint32_t lkey;		/* = rkey */
+
+	bool indirect;
+	bool filled;		/* a free key grants nothing */
+	uint32_t max_entries;
+	uint32_t max_access;	/* the most a fill may grant */
+	uint32_t nentries;
+	struct sefa_klm *klm;	/* max_entries of them */
+};
+
+/* An AH object: its own handle, the device's AH of its (PD, GID). */
+struct sefa_ah {
+	struct sefa_uobj uobj;
+	struct sefa_pd *pd;
+	uint16_t ahn;
+};
+
+#define SEFA_MAX_SUB_CQS 8
+
+struct sefa_cq {
+	struct sefa_uobj uobj;
+	struct sefa_device *dev;
+	uint64_t user_handle;
+	uint32_t depth;			/* entries per sub-CQ */
+	uint16_t entry_size;
+	uint16_t num_sub_cqs;
+	bool with_sgid;
+	struct sefa_shm *ring;
+	struct sefa_shm *db;		/* consumer index and arm, at offset 0 */
+	uint64_t produced[SEFA_MAX_SUB_CQS];	/* entries written */
+	/* The doorbell at the device's last look, and produced[] then. */
+	uint32_t db_seen;
+	uint64_t produced_seen[SEFA_MAX_SUB_CQS];
+	struct sefa_event_file *channel;
+	uint32_t comp_events_queued;
+	uint32_t async_events_queued;
+	uint32_t armed_sn;		/* cmd_sn of the arm being served */
+	bool armed;
+	bool fired;			/* the event of armed_sn went out */
+	bool overrun;			/* proven: in error, nothing written */
+	struct sefa_cq *next_armable;	/* device list of CQs with a channel */
+};
+
+/* A send WQE waiting for the receiver (SRD RNR retry). */
+struct sefa_pending {
+	struct efa_io_tx_wqe wqe;
+	uint64_t due_ns;
+	unsigned int retries;		/* done so far */
+	struct sefa_pending *next;
+};
+
+struct sefa_qp {
+	struct sefa_uobj uobj;
+	struct sefa_device *dev;
+	struct sefa_pd *pd;
+	struct sefa_cq *send_cq;
+	struct sefa_cq *recv_cq;
+	uint16_t send_sub_cq;
+	uint16_t recv_sub_cq;
+	uint64_t user_handle;
+	int type;			/* IBV_QPT_UD, IBV_QPT_DRIVER (SRD) */
+	int state;			/* enum ibv_qp_state */
+	uint32_t qpn;
+	uint32_t qkey;
+	uint32_t sq_psn;
+	uint8_t rnr_retry;
+	bool sq_sig_all;
+	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge;
+	uint32_t max_inline;
+
+	struct sefa_shm *sq_ring;	/* the LLQ */
+	uint32_t sq_entries;		/* WQEs, a power of two */
+	uint16_t sq_ci;			/* next WQE the device reads */
+	struct sefa_shm *rq_ring;
+	uint32_t rq_entries;		/* RX descriptors, a power of two */
+	uint16_t rq_ci;			/* next descriptor the device uses */
+	struct sefa_shm *db;		/* SQ doorbell at 0, RQ doorbell at 64 */
+
+	struct sefa_pending *pending;
+	uint32_t events_queued;
+	struct sefa_counters cnt;
+
+	/* RC: the connection, set on the way to RTR and RTS */
+	uint32_t access_flags;		/* IBV_ACCESS_REMOTE_* it serves */
+	struct ib_uverbs_qp_dest dest;
+	uint32_t dest_qpn;
+	uint32_t rq_psn;
+	uint8_t path_mtu;
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t min_rnr_timer;		/* what this QP tells its peers */
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+	uint64_t rnr_due_ns;		/* head of the SQ waits until then */
+	uint64_t rnr_wait_ns;		/* what the RC receiver asked for */
+	unsigned int rnr_tries;
+};
+
+#define SEFA_SQ_DB_OFF	0
+#define SEFA_RQ_DB_OFF	64
+
+struct sefa_cq_params {
+	uint32_t cqe;
+	uint64_t user_handle;
+	int channel_fd;			/* client fd number, or -1 */
+	uint32_t comp_vector;
+	uint32_t flags;
+};
+
+struct sefa_qp_params {
+	struct sefa_pd *pd;
+	struct sefa_cq *send_cq;
+	struct sefa_cq *recv_cq;
+	uint64_t user_handle;
+	int type;
+	bool sq_sig_all;
+	bool has_srq;
+	uint32_t create_flags;
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_inline;
+};
+
+/* objects.c */
+int sefa_uobj_add(struct sefa_client *c, struct sefa_uobj *u,
+		  enum sefa_obj_type type);
+struct sefa_uobj *sefa_uobj_get(struct sefa_client *c, uint32_t handle,
+				enum sefa_obj_type type);
+void sefa_uobj_del(struct sefa_uobj *u);
+int sefa_pd_alloc(struct sefa_client *c, struct sefa_pd **out);
+int sefa_pd_destroy(struct sefa_pd *pd);
+int sefa_mr_reg(struct sefa_client *c, struct sefa_pd *pd, uint64_t addr,
+		uint64_t length, uint64_t iova, uint32_t access,
+		struct sefa_mr **out);
+int sefa_mr_dereg(struct sefa_mr *mr);
+struct sefa_mr *sefa_mr_get(struct sefa_device *dev, uint32_t key);
+bool sefa_mr_holds(const struct sefa_mr *mr, uint64_t iova, uint64_t len);
+struct sefa_mr *sefa_mr_lookup(struct sefa_device *dev, uint32_t key,
+			       uint64_t iova, uint64_t len);
+int sefa_mr_create_indirect(struct sefa_client *c, struct sefa_pd *pd,
+			    uint32_t max_entries, uint32_t access,
+			    struct sefa_mr **out);
+int sefa_mr_fill(struct sefa_mr *mkey, const struct efa_io_klm *klm,
+		 unsigned int n, uint64_t base, uint32_t access);
+void sefa_mr_invalidate(struct sefa_mr *mkey);
+int sefa_ah_create(struct sefa_client *c, struct sefa_pd *pd,
+		   const uint8_t gid[16], struct sefa_ah **out);
+int sefa_ah_destroy(struct sefa_ah *ah);
+uint16_t sefa_ah_find(const struct sefa_pd *pd, const uint8_t gid[16]);
+int sefa_uobj_destroy(struct sefa_client *c, uint32_t handle,
+		      enum sefa_obj_type type);
+
+#define SEFA_OBJ(c, handle, type, kind) \
+	((struct type *)sefa_uobj_get(c, handle, kind))
+
+/* cq.c */
+struct ib_uverbs_destroy_cq_resp;
+int sefa_cq_create(struct sefa_cmd *cmd, const struct sefa_cq_params *p,
+		   struct sefa_cq **out);
+int sefa_cq_destroy(struct sefa_cq *cq, struct ib_uverbs_destroy_cq_resp *resp);
+unsigned int sefa_cq_poll_arm(struct sefa_cq *cq);
+bool sefa_cq_write(struct sefa_cq *cq, unsigned int sub,
+		   const struct efa_io_rx_cdesc_ex *e, size_t len);
+void sefa_async_event(struct sefa_client *c, uint64_t element, uint32_t type,
+		      uint32_t *counter);
+
+/* qp.c */
+struct efa_ibv_create_qp_resp;
+struct ib_uverbs_modify_qp;
+struct ib_uverbs_query_qp_resp;
+int sefa_qp_create(struct sefa_cmd *cmd, const struct sefa_qp_params *p,
+		   struct sefa_qp **out, struct efa_ibv_create_qp_resp *resp);
+void sefa_qp_abort(struct sefa_qp *qp);
+uint32_t sefa_qp_destroy(struct sefa_qp *qp);
+struct sefa_qp *sefa_qp_lookup(struct sefa_device *dev, uint32_t qpn);
+int sefa_qp_modify(struct sefa_qp *qp, const struct ib_uverbs_modify_qp *m);
+void sefa_qp_query(const struct sefa_qp *qp, struct ib_uverbs_query_qp_resp *r);
+
+#endif
