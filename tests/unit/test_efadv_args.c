@@ -4,21 +4,17 @@
  * of which are decided before the kernel is asked: struct sizes callers
  * of every rdma-core version pass, comp_mask and reserved fields, device
  * capabilities, contexts of other drivers.  efadv_query_mr also runs its
- * ioctl, against an ioctl() defined here that plays the kernel.
+ * ioctl, against a fake kernel (efa_fake_kernel.h) that answers it.
  */
 
 #include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <check.h>
 
 #include "efa_ext_abi.h"
+#include "efa_fake_kernel.h"
 #include "efa_fixture.h"
 #include "check_main.h"
 
@@ -56,29 +52,31 @@ static struct {
 	int calls;
 } kern;
 
-int ioctl(int fd, unsigned long req, ...)
+static bool kern_owns(int fd)
 {
-	struct efa_query_mr_cmd *cmd;
-	va_list ap;
+	return fd == FAKE_FD;
+}
 
-	va_start(ap, req);
-	cmd = va_arg(ap, void *);
-	va_end(ap);
-
-	if (fd != FAKE_FD)
-		return syscall(SYS_ioctl, fd, req, cmd);
+static int kern_ioctl(int fd, unsigned long req, void *arg)
+{
+	struct efa_query_mr_cmd *cmd = arg;
 
 	kern.calls++;
 	kern.seen = *cmd;
-	if (req != RDMA_VERBS_IOCTL || kern.err) {
-		errno = req != RDMA_VERBS_IOCTL ? ENOTTY : kern.err;
-		return -1;
-	}
+	if (req != RDMA_VERBS_IOCTL)
+		return -ENOTTY;
+	if (kern.err)
+		return -kern.err;
 	for (int i = 0; i < 4; i++)
 		memcpy((void *)(uintptr_t)cmd->attrs[i + 1].data, &kern.out[i],
 		       sizeof(uint16_t));
 	return 0;
 }
+
+static const struct efa_fake_kernel kernel = {
+	.owns = kern_owns,
+	.ioctl = kern_ioctl,
+};
 
 static void setup(void)
 {
@@ -86,10 +84,12 @@ static void setup(void)
 	fx.ctx->ibvctx.context.cmd_fd = FAKE_FD;
 	memset(&buf, POISON, sizeof(buf));
 	memset(&kern, 0, sizeof(kern));
+	efa_fake_kernel_set(&kernel);
 }
 
 static void teardown(void)
 {
+	efa_fake_kernel_set(NULL);
 	efa_fixture_close(&fx);
 }
 
