@@ -7,6 +7,8 @@
 
 #include "efa_fixture.h"
 
+const struct verbs_device_ops efa_other_dev_ops = { .name = "other" };
+
 void efa_fixture_init(struct efa_fixture *fx,
 		      const struct verbs_device_ops *ops)
 {

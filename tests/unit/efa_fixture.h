@@ -15,6 +15,9 @@ struct efa_fixture {
 	struct efa_context *ctx;
 };
 
+/* The driver of a device that is no EFA, whose contexts are refused. */
+extern const struct verbs_device_ops efa_other_dev_ops;
+
 /* The device claims to belong to the driver described by ops. */
 void efa_fixture_init(struct efa_fixture *fx,
 		      const struct verbs_device_ops *ops);

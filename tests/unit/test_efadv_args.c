@@ -93,12 +93,10 @@ static void teardown(void)
 	efa_fixture_close(&fx);
 }
 
-static const struct verbs_device_ops other_dev_ops = { .name = "other" };
-
 static void setup_other(void)
 {
 	setup();
-	fx.vdev.ops = &other_dev_ops;
+	fx.vdev.ops = &efa_other_dev_ops;
 }
 
 static void assert_poisoned(size_t from, size_t to)

@@ -290,8 +290,6 @@ START_TEST(test_umr_completion)
 }
 END_TEST
 
-static const struct verbs_device_ops other_dev_ops = { .name = "other" };
-
 /* Each call refuses, before looking at anything else. */
 static void expect_refused(void)
 {
@@ -316,7 +314,7 @@ static void expect_refused(void)
 	errno = 0;
 	ck_assert_ptr_null(ibv_exp_create_qp(ibvctx, &qa));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
-	if (fx.vdev.ops == &other_dev_ops) {
+	if (fx.vdev.ops == &efa_other_dev_ops) {
 		struct ibv_exp_send_wr wr = umr_wr(IBV_EXP_WR_UMR_INVALIDATE, 0);
 		struct ibv_exp_wc wc;
 
@@ -329,7 +327,7 @@ static void expect_refused(void)
 
 START_TEST(test_other_driver)
 {
-	fx.vdev.ops = &other_dev_ops;
+	fx.vdev.ops = &efa_other_dev_ops;
 	expect_refused();
 	fx.vdev.ops = &efa_dev_ops;
 }

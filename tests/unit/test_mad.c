@@ -720,11 +720,9 @@ START_TEST(test_register_lookup)
 }
 END_TEST
 
-static const struct verbs_device_ops other_dev_ops = { .name = "other" };
-
 START_TEST(test_register_other_driver)
 {
-	fx.vdev.ops = &other_dev_ops;
+	fx.vdev.ops = &efa_other_dev_ops;
 	errno = 0;
 	ck_assert_ptr_null(efadv_register_mad_agent(&fx.ctx->ibvctx.context, 1,
 						    EFADV_MAD_QPT_GSI, NULL,
