@@ -16,6 +16,7 @@
 #include "efa_ext_abi.h"
 #include "efa_fake_kernel.h"
 #include "efa_fixture.h"
+#include "check_bytes.h"
 #include "check_main.h"
 
 /* The public layouts are ABI. */
@@ -32,7 +33,6 @@ _Static_assert(sizeof(struct efadv_cq_init_attr) == 16, "cq attr");
 _Static_assert(offsetof(struct efadv_cq_init_attr, wc_flags) == 8, "cq");
 _Static_assert(offsetof(struct efadv_cq, wc_read_sgid) == 8, "efadv_cq");
 
-#define POISON 0xaa
 #define FAKE_FD 987
 
 static struct efa_fixture fx;
@@ -82,7 +82,7 @@ static void setup(void)
 {
 	efa_fixture_open(&fx);
 	fx.ctx->ibvctx.context.cmd_fd = FAKE_FD;
-	memset(&buf, POISON, sizeof(buf));
+	memset(&buf, SEFA_POISON, sizeof(buf));
 	memset(&kern, 0, sizeof(kern));
 	efa_fake_kernel_set(&kernel);
 }
@@ -97,18 +97,6 @@ static void setup_other(void)
 {
 	setup();
 	fx.vdev.ops = &efa_other_dev_ops;
-}
-
-static void assert_poisoned(size_t from, size_t to)
-{
-	for (size_t i = from; i < to; i++)
-		ck_assert_msg(buf.bytes[i] == POISON, "byte %zu written", i);
-}
-
-static void assert_zero(size_t from, size_t to)
-{
-	for (size_t i = from; i < to; i++)
-		ck_assert_msg(buf.bytes[i] == 0, "byte %zu not zeroed", i);
 }
 
 static struct ibv_mr fake_mr(void)
@@ -172,7 +160,7 @@ START_TEST(test_query_mr)
 	ck_assert_uint_eq(buf.mr.recv_ic_id, 11);
 	ck_assert_uint_eq(buf.mr.rdma_read_ic_id, 0);
 	ck_assert_uint_eq(buf.mr.rdma_recv_ic_id, 33);
-	assert_poisoned(16, sizeof(buf));
+	sefa_assert_poisoned(&buf, 16, sizeof(buf));
 }
 END_TEST
 
@@ -185,7 +173,7 @@ START_TEST(test_query_mr_inlen)
 	     i++) {
 		ck_assert_int_eq(efadv_query_mr(&mr, &buf.mr, short_lens[i]),
 				 EINVAL);
-		assert_poisoned(0, sizeof(buf));
+		sefa_assert_poisoned(&buf, 0, sizeof(buf));
 	}
 	ck_assert_int_eq(kern.calls, 0);
 
@@ -196,14 +184,14 @@ START_TEST(test_query_mr_inlen)
 	kern.out[3] = 0x3333;
 	ck_assert_int_eq(efadv_query_mr(&mr, &buf.mr, 15), 0);
 	ck_assert_uint_eq(buf.bytes[14], 0x33);
-	assert_poisoned(15, sizeof(buf));
+	sefa_assert_poisoned(&buf, 15, sizeof(buf));
 
 	/* a longer, newer struct gets its tail zeroed */
-	memset(&buf, POISON, sizeof(buf));
+	memset(&buf, SEFA_POISON, sizeof(buf));
 	ck_assert_int_eq(efadv_query_mr(&mr, &buf.mr, 24), 0);
 	ck_assert_uint_eq(buf.mr.ic_id_validity, 7);
-	assert_zero(16, 24);
-	assert_poisoned(24, sizeof(buf));
+	sefa_assert_zeroed(&buf, 16, 24);
+	sefa_assert_poisoned(&buf, 24, sizeof(buf));
 }
 END_TEST
 
@@ -214,11 +202,11 @@ START_TEST(test_query_mr_unsupported)
 	struct ibv_mr mr = fake_mr();
 
 	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
-		memset(&buf, POISON, sizeof(buf));
+		memset(&buf, SEFA_POISON, sizeof(buf));
 		kern.err = errs[i];
 		ck_assert_int_eq(efadv_query_mr(&mr, &buf.mr, sizeof(buf.mr)),
 				 errs[i]);
-		assert_zero(0, sizeof(buf.mr));
+		sefa_assert_zeroed(&buf, 0, sizeof(buf.mr));
 	}
 }
 END_TEST
@@ -251,17 +239,17 @@ START_TEST(test_query_ah)
 
 	efa_fake_ah_init(&fx, &ah, 0x1234);
 	ck_assert_int_eq(efadv_query_ah(&ah.ibvah, &buf.ah, 8), EINVAL);
-	assert_poisoned(0, sizeof(buf));
+	sefa_assert_poisoned(&buf, 0, sizeof(buf));
 
 	ck_assert_int_eq(efadv_query_ah(&ah.ibvah, &buf.ah, 9), 0);
 	ck_assert_uint_eq(buf.bytes[8], 0x34);
-	assert_poisoned(9, sizeof(buf));
+	sefa_assert_poisoned(&buf, 9, sizeof(buf));
 
 	ck_assert_int_eq(efadv_query_ah(&ah.ibvah, &buf.ah, 24), 0);
 	ck_assert_uint_eq(buf.ah.comp_mask, 0);
 	ck_assert_uint_eq(buf.ah.ahn, 0x1234);
-	assert_zero(10, 24);
-	assert_poisoned(24, sizeof(buf));
+	sefa_assert_zeroed(&buf, 10, 24);
+	sefa_assert_poisoned(&buf, 24, sizeof(buf));
 }
 END_TEST
 
@@ -614,7 +602,7 @@ START_TEST(test_other_device)
 	efa_fake_ah_init(&fx, &ah, 1);
 	ck_assert_int_eq(efadv_query_ah(&ah.ibvah, &buf.ah, sizeof(buf.ah)),
 			 EOPNOTSUPP);
-	assert_poisoned(0, sizeof(buf));
+	sefa_assert_poisoned(&buf, 0, sizeof(buf));
 
 	memset(&buf, 0, sizeof(buf));
 	ck_assert_ptr_null(efadv_create_cq(ibvctx, &cq_attr, &buf.cq, 16));
