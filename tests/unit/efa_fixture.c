@@ -203,6 +203,26 @@ void efa_fake_qp_fini(struct efa_fixture *fx, struct efa_fake_qp *fq)
 	free(fq->rq_ring);
 }
 
+void efa_fake_dp_open(struct efa_fixture *fx, struct efa_fake_cq *fc,
+		      struct efa_fake_qp *fq,
+		      const struct efa_fake_dp_attr *attr)
+{
+	efa_fixture_open(fx);
+	fx->ctx->device_caps |= attr->device_caps;
+	efa_fake_cq_init(fx, fc, attr->num_sub_cqs ? attr->num_sub_cqs : 1, attr->cq_entries,
+			 attr->cqe_size, attr->wc_flags);
+	efa_fake_qp_init(fx, fq, fc, attr->qp_type, &attr->cap, attr->qpn,
+			 attr->send_ops_flags, attr->sq_sig_all);
+}
+
+void efa_fake_dp_close(struct efa_fixture *fx, struct efa_fake_cq *fc,
+		       struct efa_fake_qp *fq)
+{
+	efa_fake_qp_fini(fx, fq);
+	efa_fake_cq_fini(fc);
+	efa_fixture_close(fx);
+}
+
 void efa_fake_ah_init(struct efa_fixture *fx, struct efa_ah *ah, uint16_t ahn)
 {
 	memset(ah, 0, sizeof(*ah));

@@ -87,6 +87,29 @@ static inline struct ibv_qp_ex *efa_fake_ibvqpx(struct efa_fake_qp *fq)
 	return &fq->qp->verbs_qp.qp_ex;
 }
 
+/*
+ * What efa_fake_dp_open() makes: a fake QP on a fake CQ of its own, on a
+ * fixture opened with efa_fixture_open().
+ */
+struct efa_fake_dp_attr {
+	enum ibv_qp_type qp_type;
+	uint32_t qpn;
+	struct ibv_qp_cap cap;
+	uint64_t send_ops_flags;	/* 0: without the ibv_wr_* API */
+	int sq_sig_all;
+	uint32_t device_caps;		/* beyond those of a 0xefa1 */
+	uint16_t num_sub_cqs;		/* 0: one */
+	uint32_t cq_entries;		/* per sub-CQ */
+	uint32_t cqe_size;
+	uint64_t wc_flags;
+};
+
+void efa_fake_dp_open(struct efa_fixture *fx, struct efa_fake_cq *fc,
+		      struct efa_fake_qp *fq,
+		      const struct efa_fake_dp_attr *attr);
+void efa_fake_dp_close(struct efa_fixture *fx, struct efa_fake_cq *fc,
+		       struct efa_fake_qp *fq);
+
 /* An AH the device numbered ahn. */
 void efa_fake_ah_init(struct efa_fixture *fx, struct efa_ah *ah,
 		      uint16_t ahn);

@@ -52,18 +52,20 @@ static void mr_init(struct efa_mr *mr, struct ibv_pd *p, uint32_t lkey,
 
 static void setup(void)
 {
-	struct ibv_qp_cap cap = {
-		.max_send_wr = 8, .max_recv_wr = 4,
-		.max_send_sge = 1, .max_recv_sge = 1,
+	const struct efa_fake_dp_attr attr = {
+		.qp_type = IBV_QPT_RC,
+		.qpn = QPN,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.device_caps = SEFA_QUERY_DEVICE_CAPS_RC |
+			       SEFA_QUERY_DEVICE_CAPS_INDIRECT_MR,
+		.cq_entries = 64,
+		.cqe_size = EFA_IO_CQE_EX_SIZE,
+		.wc_flags = IBV_WC_STANDARD_FLAGS,
 	};
 	struct efa_qp *qp;
 
-	efa_fixture_open(&fx);
-	fx.ctx->device_caps |= SEFA_QUERY_DEVICE_CAPS_RC |
-			       SEFA_QUERY_DEVICE_CAPS_INDIRECT_MR;
-	efa_fake_cq_init(&fx, &fc, 1, 64, EFA_IO_CQE_EX_SIZE,
-			 IBV_WC_STANDARD_FLAGS);
-	efa_fake_qp_init(&fx, &fq, &fc, IBV_QPT_RC, &cap, QPN, 0, 0);
+	efa_fake_dp_open(&fx, &fc, &fq, &attr);
 	pd.context = other_pd.context = &fx.ctx->ibvctx.context;
 	efa_fake_ibvqp(&fq)->pd = &pd;
 
@@ -90,9 +92,7 @@ static void teardown(void)
 {
 	free(fq.qp->umr.klms);
 	fq.qp->umr.mr = NULL;
-	efa_fake_qp_fini(&fx, &fq);
-	efa_fake_cq_fini(&fc);
-	efa_fixture_close(&fx);
+	efa_fake_dp_close(&fx, &fc, &fq);
 }
 
 static struct ibv_exp_send_wr umr_wr(enum ibv_exp_wr_opcode op, uint32_t n)

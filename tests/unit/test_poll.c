@@ -22,40 +22,41 @@ static struct efa_fake_cq fc;
 static struct efa_fake_qp fq;
 static char buf[64];
 
-static void setup_cq(uint16_t num_sub_cqs, uint32_t entries,
-		     uint32_t cqe_size)
+static void setup_cq(uint16_t num_sub_cqs, uint32_t cqe_size)
 {
-	struct ibv_qp_cap cap = {
-		.max_send_wr = 8, .max_recv_wr = 8,
-		.max_send_sge = 1, .max_recv_sge = 1,
+	const struct efa_fake_dp_attr attr = {
+		.qp_type = IBV_QPT_DRIVER,
+		.qpn = QPN,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_all = 1,
+		.num_sub_cqs = num_sub_cqs,
+		.cq_entries = 4,
+		.cqe_size = cqe_size,
+		.wc_flags = IBV_WC_STANDARD_FLAGS,
 	};
 
-	efa_fixture_open(&fx);
-	efa_fake_cq_init(&fx, &fc, num_sub_cqs, entries, cqe_size,
-			 IBV_WC_STANDARD_FLAGS);
-	efa_fake_qp_init(&fx, &fq, &fc, IBV_QPT_DRIVER, &cap, QPN, 0, 1);
+	efa_fake_dp_open(&fx, &fc, &fq, &attr);
 }
 
 static void setup(void)
 {
-	setup_cq(1, 4, EFA_IO_CQE_SIZE);
+	setup_cq(1, EFA_IO_CQE_SIZE);
 }
 
 static void setup_sub_cqs(void)
 {
-	setup_cq(3, 4, EFA_IO_CQE_SIZE);
+	setup_cq(3, EFA_IO_CQE_SIZE);
 }
 
 static void setup_sgid(void)
 {
-	setup_cq(1, 4, EFA_IO_CQE_EX_SIZE);
+	setup_cq(1, EFA_IO_CQE_EX_SIZE);
 }
 
 static void teardown(void)
 {
-	efa_fake_qp_fini(&fx, &fq);
-	efa_fake_cq_fini(&fc);
-	efa_fixture_close(&fx);
+	efa_fake_dp_close(&fx, &fc, &fq);
 }
 
 static struct efa_io_rx_cdesc_ex cqe(uint16_t req_id, enum efa_io_queue_type q,

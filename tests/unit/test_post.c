@@ -22,20 +22,21 @@ static struct efa_ah ah;
 static char buf[64];
 static struct ibv_sge sge = { .length = 8, .lkey = 1 };
 
-static const struct ibv_qp_cap caps = {
-	.max_send_wr = 32,
-	.max_recv_wr = 4,
-	.max_send_sge = 1,
-	.max_recv_sge = 1,
-};
-
 static void setup_qp(int sq_sig_all)
 {
-	efa_fixture_open(&fx);
-	efa_fake_cq_init(&fx, &fc, 1, 64, EFA_IO_CQE_SIZE, 0);
-	efa_fake_qp_init(&fx, &fq, &fc, IBV_QPT_UD, &caps, QPN,
-			 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM,
-			 sq_sig_all);
+	const struct efa_fake_dp_attr attr = {
+		.qp_type = IBV_QPT_UD,
+		.qpn = QPN,
+		.cap = { .max_send_wr = 32, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.send_ops_flags = IBV_QP_EX_WITH_SEND |
+				  IBV_QP_EX_WITH_SEND_WITH_IMM,
+		.sq_sig_all = sq_sig_all,
+		.cq_entries = 64,
+		.cqe_size = EFA_IO_CQE_SIZE,
+	};
+
+	efa_fake_dp_open(&fx, &fc, &fq, &attr);
 	efa_fake_ah_init(&fx, &ah, 1);
 	sge.addr = (uintptr_t)buf;
 }
@@ -52,9 +53,7 @@ static void setup_sig_all(void)
 
 static void teardown(void)
 {
-	efa_fake_qp_fini(&fx, &fq);
-	efa_fake_cq_fini(&fc);
-	efa_fixture_close(&fx);
+	efa_fake_dp_close(&fx, &fc, &fq);
 }
 
 static struct ibv_send_wr send_wr(uint64_t wr_id)

@@ -28,26 +28,26 @@ static uint32_t cq_idx;			/* next CQ slot the device writes */
 
 static void setup(void)
 {
-	struct ibv_qp_cap cap = {
-		.max_send_wr = 8, .max_recv_wr = 4,
-		.max_send_sge = 2, .max_recv_sge = 1,
+	const struct efa_fake_dp_attr attr = {
+		.qp_type = IBV_QPT_RC,
+		.qpn = QPN,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 4,
+			 .max_send_sge = 2, .max_recv_sge = 1 },
+		.device_caps = SEFA_QUERY_DEVICE_CAPS_RC,
+		.cq_entries = 64,
+		/* a device with RDMA write: 32-byte entries */
+		.cqe_size = EFA_IO_CQE_EX_SIZE,
+		.wc_flags = IBV_WC_STANDARD_FLAGS,
 	};
 
 	cq_idx = 0;
-	efa_fixture_open(&fx);
-	fx.ctx->device_caps |= SEFA_QUERY_DEVICE_CAPS_RC;
-	/* a device with RDMA write: 32-byte entries */
-	efa_fake_cq_init(&fx, &fc, 1, 64, EFA_IO_CQE_EX_SIZE,
-			 IBV_WC_STANDARD_FLAGS);
-	efa_fake_qp_init(&fx, &fq, &fc, IBV_QPT_RC, &cap, QPN, 0, 0);
+	efa_fake_dp_open(&fx, &fc, &fq, &attr);
 	sge.addr = (uintptr_t)buf;
 }
 
 static void teardown(void)
 {
-	efa_fake_qp_fini(&fx, &fq);
-	efa_fake_cq_fini(&fc);
-	efa_fixture_close(&fx);
+	efa_fake_dp_close(&fx, &fc, &fq);
 }
 
 static struct ibv_send_wr wr_of(uint64_t wr_id, enum ibv_wr_opcode opcode,

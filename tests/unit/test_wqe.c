@@ -88,20 +88,21 @@ static void expect_buf(uint8_t *b, size_t off, uint32_t len, uint32_t lkey,
 
 static void setup_qp(enum ibv_qp_type type)
 {
-	struct ibv_qp_cap cap = {
-		.max_send_wr = 4,
-		.max_recv_wr = 4,
-		.max_send_sge = 2,
-		.max_recv_sge = 3,
+	const struct efa_fake_dp_attr attr = {
+		.qp_type = type,
+		.qpn = QPN,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 2, .max_recv_sge = 3 },
+		.send_ops_flags = IBV_QP_EX_WITH_SEND |
+				  IBV_QP_EX_WITH_RDMA_READ |
+				  IBV_QP_EX_WITH_RDMA_WRITE |
+				  IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM,
+		.sq_sig_all = type != IBV_QPT_RC,
+		.cq_entries = 16,
+		.cqe_size = EFA_IO_CQE_SIZE,
 	};
 
-	efa_fixture_open(&fx);
-	efa_fake_cq_init(&fx, &fc, 1, 16, EFA_IO_CQE_SIZE, 0);
-	efa_fake_qp_init(&fx, &fq, &fc, type, &cap, QPN,
-			 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_READ |
-				 IBV_QP_EX_WITH_RDMA_WRITE |
-				 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM,
-			 type != IBV_QPT_RC);
+	efa_fake_dp_open(&fx, &fc, &fq, &attr);
 	efa_fake_ah_init(&fx, &ah, AHN);
 }
 
@@ -117,9 +118,7 @@ static void setup_rc(void)
 
 static void teardown(void)
 {
-	efa_fake_qp_fini(&fx, &fq);
-	efa_fake_cq_fini(&fc);
-	efa_fixture_close(&fx);
+	efa_fake_dp_close(&fx, &fc, &fq);
 }
 
 static struct ibv_send_wr send_wr(struct ibv_sge *sge, int num_sge)
