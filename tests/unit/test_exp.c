@@ -241,21 +241,6 @@ START_TEST(test_fill_refused)
 }
 END_TEST
 
-static void write_cqe(uint32_t idx, uint16_t req_id, uint8_t op)
-{
-	struct efa_io_rx_cdesc_ex c = {
-		.base.common = {
-			.req_id = req_id,
-			.flags = EFA_IO_SEND_QUEUE
-					 << EFA_IO_CDESC_COMMON_Q_TYPE_SHIFT |
-				 op << EFA_IO_CDESC_COMMON_OP_TYPE_SHIFT,
-			.qp_num = QPN,
-		},
-	};
-
-	efa_fake_cq_write(&fc, 0, idx, &c, 1);
-}
-
 START_TEST(test_umr_completion)
 {
 	struct ibv_exp_send_wr wr = umr_wr(IBV_EXP_WR_UMR_FILL, 2);
@@ -265,8 +250,8 @@ START_TEST(test_umr_completion)
 	ck_assert_int_eq(post(&wr), 0);
 	wr.wr_id = 0xdef;
 	ck_assert_int_eq(post(&wr), 0);
-	write_cqe(0, 0, EFA_IO_UMR);
-	write_cqe(1, 1, EFA_IO_UMR);
+	efa_fake_complete(&fc, &fq, EFA_IO_SEND_QUEUE, 0, EFA_IO_UMR, 0);
+	efa_fake_complete(&fc, &fq, EFA_IO_SEND_QUEUE, 1, EFA_IO_UMR, 0);
 
 	ck_assert_int_eq(efa_poll_cq(&fc.cq->verbs_cq.cq, 1, &wc), 1);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
