@@ -199,7 +199,6 @@ static struct msg peer_call(struct msg m)
 	struct msg r;
 
 	peer_exchange(peer_sock, &m, &r, sizeof(m));
-	ck_assert_int_eq(r.op, m.op);
 	return r;
 }
 
