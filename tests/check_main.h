@@ -9,16 +9,22 @@
 #include <check.h>
 #include <stdlib.h>
 
+/* Runs the suite: the program's exit status. */
+static inline int sefa_check_run(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 #define SEFA_CHECK_MAIN(suite_fn)					\
 	int main(void)							\
 	{								\
-		SRunner *sr = srunner_create(suite_fn());		\
-		int failed;						\
-									\
-		srunner_run_all(sr, CK_NORMAL);				\
-		failed = srunner_ntests_failed(sr);			\
-		srunner_free(sr);					\
-		return failed ? EXIT_FAILURE : EXIT_SUCCESS;		\
+		return sefa_check_run(suite_fn());			\
 	}
 
 #endif

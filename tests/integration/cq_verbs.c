@@ -68,13 +68,13 @@ static struct ibv_qp *ud_qp(struct ibv_cq *scq, struct ibv_cq *rcq)
 	struct ibv_qp *qp = ibv_create_qp(e.pd, &ia);
 
 	ck_assert_msg(qp, "create UD QP: %s", strerror(errno));
-	ck_assert_int_eq(dp_to_rts(qp, QKEY, -1), 0);
+	ck_assert_int_eq(dev_ud_to_rts(qp, QKEY, -1), 0);
 	return qp;
 }
 
 static struct ibv_ah *self_ah(void)
 {
-	struct ibv_ah *ah = dp_create_ah(e.pd, &e.gid);
+	struct ibv_ah *ah = dev_create_ah(e.pd, &e.gid);
 
 	ck_assert_msg(ah, "create AH: %s", strerror(errno));
 	return ah;

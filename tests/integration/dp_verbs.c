@@ -22,6 +22,7 @@
 #include <infiniband/efadv.h>
 #include <infiniband/verbs.h>
 
+#include "check_bytes.h"
 #include "check_main.h"
 #include "dp.h"
 
@@ -32,6 +33,8 @@
 #define GRH_LEN		40
 /* What a receive buffer holds before the device writes into it. */
 #define MARK		0xa5
+/* How long a completion may take. */
+#define WAIT_MS		2000
 
 struct env {
 	struct ibv_context *ctx;
@@ -73,7 +76,7 @@ static void env_close(void)
 
 static int to_rts(struct ibv_qp *qp, int rnr_retry)
 {
-	return dp_to_rts(qp, QKEY, rnr_retry);
+	return dev_ud_to_rts(qp, QKEY, rnr_retry);
 }
 
 /* A UD or SRD QP with the extended post API, in RTS. */
@@ -114,7 +117,7 @@ static struct ibv_qp_init_attr small_qp_attr(enum ibv_qp_type type)
 /* An AH to this device, where both QPs of a test are. */
 static struct ibv_ah *make_ah(void)
 {
-	struct ibv_ah *ah = dp_create_ah(e.pd, &e.gid);
+	struct ibv_ah *ah = dev_create_ah(e.pd, &e.gid);
 
 	ck_assert_msg(ah, "create AH: %s", strerror(errno));
 	return ah;
@@ -155,24 +158,6 @@ static int post_send(struct ibv_qp *qp, struct ibv_ah *ah, uint32_t rqpn,
 	return ibv_post_send(qp, &wr, &bad);
 }
 
-/* One completion, or fail after two seconds. */
-static struct ibv_wc poll_one(struct ibv_cq *cq)
-{
-	struct timespec t0, t;
-	struct ibv_wc wc;
-	int n;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		n = ibv_poll_cq(cq, 1, &wc);
-		ck_assert_int_ge(n, 0);
-		if (n)
-			return wc;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		ck_assert_msg(t.tv_sec - t0.tv_sec < 2, "no completion");
-	}
-}
-
 /* Nothing arrives within @ms. */
 static void poll_none(struct ibv_cq *cq, int ms)
 {
@@ -191,22 +176,6 @@ static void fill(uint64_t off, uint32_t len, uint8_t seed)
 
 	for (i = 0; i < len; i++)
 		e.buf[off + i] = (uint8_t)(seed + i * 7);
-}
-
-static void check_same(uint64_t a, uint64_t b, uint32_t len)
-{
-	ck_assert_msg(!memcmp(e.buf + a, e.buf + b, len),
-		      "payload of %u bytes differs", len);
-}
-
-/* The device wrote nothing in [off, off + len). */
-static void check_untouched(uint64_t off, uint32_t len)
-{
-	uint32_t i;
-
-	for (i = 0; i < len; i++)
-		ck_assert_msg(e.buf[off + i] == MARK,
-			      "byte %u of %u was written", i, len);
 }
 
 /*
@@ -228,8 +197,8 @@ static void exchange(bool srd, uint32_t len, bool imm)
 	post_recv(b, rbuf, grh + len + 16, 77);
 	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf, len,
 				   e.mr->lkey, 55, imm), 0);
-	wc[0] = poll_one(e.cq);
-	wc[1] = poll_one(e.cq);
+	wc[0] = dp_poll_one(e.cq, WAIT_MS);
+	wc[1] = dp_poll_one(e.cq, WAIT_MS);
 	for (i = 0; i < 2; i++) {
 		ck_assert_msg(wc[i].status == IBV_WC_SUCCESS, "status %s",
 			      ibv_wc_status_str(wc[i].status));
@@ -251,12 +220,13 @@ static void exchange(bool srd, uint32_t len, bool imm)
 		if (imm)
 			ck_assert_int_eq(be32toh(wc[i].imm_data), 0xabcd1234);
 	}
-	check_untouched(rbuf, grh);
-	check_same(0, rbuf + grh, len);
+	sefa_assert_all(e.buf, rbuf, rbuf + grh, MARK, "written");
+	sefa_assert_bytes(e.buf + rbuf + grh, e.buf, len);
 	if (grh)
 		ck_assert_msg(memcmp(e.buf, e.buf + rbuf, len),
 			      "the payload is at offset 0");
-	check_untouched(rbuf + grh + len, 16);
+	sefa_assert_all(e.buf, rbuf + grh + len, rbuf + grh + len + 16, MARK,
+			"written");
 
 	ck_assert_int_eq(ibv_destroy_ah(ah), 0);
 	ck_assert_int_eq(ibv_destroy_qp(a), 0);
@@ -306,9 +276,9 @@ START_TEST(unknown_sender_ah)
 	}
 	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf, 16,
 				   e.mr->lkey, 1, false), 0);
-	wc = poll_one(e.cq);
+	wc = dp_poll_one(e.cq, WAIT_MS);
 	if (wc.wr_id != 9)
-		wc = poll_one(e.cq);
+		wc = dp_poll_one(e.cq, WAIT_MS);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(wc.slid, 0xffff);
 	ck_assert_int_eq(wc.src_qp, a->qp_num);
@@ -331,7 +301,7 @@ static struct ibv_wc both_done(struct ibv_qp *b, uint64_t id, uint32_t len)
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		wc = poll_one(e.cq);
+		wc = dp_poll_one(e.cq, WAIT_MS);
 		ck_assert_msg(wc.status == IBV_WC_SUCCESS, "wr %llu: %s",
 			      (unsigned long long)wc.wr_id,
 			      ibv_wc_status_str(wc.status));
@@ -380,7 +350,7 @@ START_TEST(ah_shared)
 	ck_assert_uint_eq(ahn_of(ah2), ahn);
 	ck_assert_uint_ne(ahn, 0xffff);
 	ck_assert_ptr_nonnull(pd2);
-	other = dp_create_ah(pd2, &e.gid);
+	other = dev_create_ah(pd2, &e.gid);
 	ck_assert_ptr_nonnull(other);
 	ck_assert_uint_ne(ahn_of(other), ahn);
 
@@ -424,26 +394,26 @@ START_TEST(ah_table_full)
 	ck_assert_ptr_nonnull(ah);
 	for (i = 0; i < n; i++) {
 		g = far_gid(i);
-		ah[i] = dp_create_ah(e.pd, &g);
+		ah[i] = dev_create_ah(e.pd, &g);
 		ck_assert_msg(ah[i], "AH %d of %d: %s", i, n, strerror(errno));
 	}
 	g = far_gid(n);
 	errno = 0;
-	ck_assert_ptr_null(dp_create_ah(e.pd, &g));
+	ck_assert_ptr_null(dev_create_ah(e.pd, &g));
 	ck_assert_int_eq(errno, ENOMEM);
 
 	g = far_gid(7);
-	again = dp_create_ah(e.pd, &g);
+	again = dev_create_ah(e.pd, &g);
 	ck_assert_msg(again, "a second AH to a known address: %s",
 		      strerror(errno));
 	ck_assert_uint_eq(ahn_of(again), ahn_of(ah[7]));
 	ck_assert_int_eq(ibv_destroy_ah(ah[7]), 0);
 	g = far_gid(n);
 	errno = 0;
-	ck_assert_ptr_null(dp_create_ah(e.pd, &g));
+	ck_assert_ptr_null(dev_create_ah(e.pd, &g));
 	ck_assert_int_eq(errno, ENOMEM);
 	ck_assert_int_eq(ibv_destroy_ah(again), 0);
-	last = dp_create_ah(e.pd, &g);
+	last = dev_create_ah(e.pd, &g);
 	ck_assert_msg(last, "AH into a freed number: %s", strerror(errno));
 
 	ck_assert_int_eq(ibv_destroy_ah(last), 0);
@@ -498,7 +468,7 @@ START_TEST(bad_lkey)
 	post_recv(b, BUF_SIZE / 2, 64, 2);
 	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf, 64,
 				   e.mr->lkey ^ 0x100, 1, false), 0);
-	wc = poll_one(e.cq);
+	wc = dp_poll_one(e.cq, WAIT_MS);
 	ck_assert_int_eq(wc.wr_id, 1);
 	ck_assert_int_eq(wc.status, IBV_WC_LOC_PROT_ERR);
 	ck_assert_int_eq(wc.vendor_err, 5);
@@ -509,17 +479,17 @@ START_TEST(bad_lkey)
 	ck_assert_int_eq(post_send(a, ah, b->qp_num,
 				   (uintptr_t)e.buf + BUF_SIZE - 8, 64,
 				   e.mr->lkey, 3, false), 0);
-	wc = poll_one(e.cq);
+	wc = dp_poll_one(e.cq, WAIT_MS);
 	ck_assert_int_eq(wc.status, IBV_WC_LOC_PROT_ERR);
 
 	/* and the QP still works */
 	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf, 64,
 				   e.mr->lkey, 4, false), 0);
-	wc = poll_one(e.cq);
+	wc = dp_poll_one(e.cq, WAIT_MS);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
-	wc = poll_one(e.cq);
+	wc = dp_poll_one(e.cq, WAIT_MS);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
-	check_same(0, BUF_SIZE / 2, 64);
+	sefa_assert_bytes(e.buf + BUF_SIZE / 2, e.buf, 64);
 	ibv_destroy_qp(a);
 	ibv_destroy_qp(b);
 	ibv_destroy_ah(ah);
@@ -535,7 +505,7 @@ START_TEST(ud_too_long)
 	post_recv(b, BUF_SIZE / 2, 16384, 2);
 	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf,
 				   EFA_MTU + 1, e.mr->lkey, 1, false), 0);
-	wc = poll_one(e.cq);
+	wc = dp_poll_one(e.cq, WAIT_MS);
 	ck_assert_int_eq(wc.wr_id, 1);
 	ck_assert_int_eq(wc.status, IBV_WC_LOC_LEN_ERR);
 	ck_assert_int_eq(wc.vendor_err, 6);
@@ -563,7 +533,7 @@ START_TEST(destroyed_ah)
 	ibv_wr_set_sge(qpx, e.mr->lkey, (uintptr_t)e.buf, 64);
 	ck_assert_int_eq(ibv_destroy_ah(ah), 0);
 	ck_assert_int_eq(ibv_wr_complete(qpx), 0);
-	wc = poll_one(e.cq);
+	wc = dp_poll_one(e.cq, WAIT_MS);
 	ck_assert_int_eq(wc.wr_id, 1);
 	ck_assert_int_eq(wc.status, IBV_WC_LOC_QP_OP_ERR);
 	ck_assert_int_eq(wc.vendor_err, 4);
@@ -628,7 +598,7 @@ START_TEST(rnr_exhausted)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf, 256,
 				   e.mr->lkey, 1, false), 0);
-	wc = poll_one(e.cq);
+	wc = dp_poll_one(e.cq, WAIT_MS);
 	ck_assert_int_ge(ms_since(&t0), window_ms[_i]);
 	ck_assert_int_eq(wc.wr_id, 1);
 	ck_assert_int_eq(wc.status, IBV_WC_RNR_RETRY_EXC_ERR);
@@ -637,7 +607,7 @@ START_TEST(rnr_exhausted)
 
 	post_recv(b, BUF_SIZE / 2, 256, 2);
 	deliver(a, b, ah, 256);
-	check_same(0, BUF_SIZE / 2, 256);
+	sefa_assert_bytes(e.buf + BUF_SIZE / 2, e.buf, 256);
 	ibv_destroy_qp(a);
 	ibv_destroy_qp(b);
 	ibv_destroy_ah(ah);
@@ -669,14 +639,14 @@ START_TEST(rnr_receive_in_window)
 	post_recv(b, r1, 1024, 2);
 	post_recv(b, r2, 1024, 3);
 	ck_assert_int_eq(both_done(b, 1, 1000).wr_id, 2);
-	check_same(0, r1, 1000);
+	sefa_assert_bytes(e.buf + r1, e.buf, 1000);
 	/* several retry intervals: nothing is delivered twice */
 	poll_none(e.cq, 300);
 	ck_assert_int_eq(e.buf[r2], 0);
 
 	fill(0, 1000, 12);
 	ck_assert_int_eq(deliver(a, b, ah, 1000).wr_id, 3);
-	check_same(0, r2, 1000);
+	sefa_assert_bytes(e.buf + r2, e.buf, 1000);
 	ibv_destroy_qp(a);
 	ibv_destroy_qp(b);
 	ibv_destroy_ah(ah);
@@ -694,9 +664,9 @@ START_TEST(rnr_late_receive)
 				   e.mr->lkey, 1, false), 0);
 	poll_none(e.cq, 30);
 	post_recv(b, BUF_SIZE / 2, 128, 2);
-	ck_assert_int_eq(poll_one(e.cq).status, IBV_WC_SUCCESS);
-	ck_assert_int_eq(poll_one(e.cq).status, IBV_WC_SUCCESS);
-	check_same(0, BUF_SIZE / 2, 128);
+	ck_assert_int_eq(dp_poll_one(e.cq, WAIT_MS).status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(dp_poll_one(e.cq, WAIT_MS).status, IBV_WC_SUCCESS);
+	sefa_assert_bytes(e.buf + BUF_SIZE / 2, e.buf, 128);
 	ibv_destroy_qp(a);
 	ibv_destroy_qp(b);
 	ibv_destroy_ah(ah);
@@ -720,7 +690,7 @@ START_TEST(wrong_qkey)
 
 	post_recv(b, BUF_SIZE / 2, 64, 2);
 	ck_assert_int_eq(ibv_post_send(a, &wr, &bad), 0);
-	wc = poll_one(e.cq);
+	wc = dp_poll_one(e.cq, WAIT_MS);
 	ck_assert_int_eq(wc.wr_id, 1);
 	if (srd) {
 		ck_assert_int_eq(wc.status, IBV_WC_REM_INV_RD_REQ_ERR);
@@ -745,7 +715,7 @@ START_TEST(ud_drop)
 
 	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf, 64,
 				   e.mr->lkey, 1, false), 0);
-	wc = poll_one(e.cq);
+	wc = dp_poll_one(e.cq, WAIT_MS);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	poll_none(e.cq, 20);
 	ibv_destroy_qp(a);
@@ -773,12 +743,12 @@ START_TEST(rdma_read)
 	ibv_wr_set_ud_addr(qpx, ah, b->qp_num, QKEY);
 	ibv_wr_set_sge(qpx, e.mr->lkey, (uintptr_t)e.buf + BUF_SIZE / 2, len);
 	ck_assert_int_eq(ibv_wr_complete(qpx), 0);
-	wc = poll_one(e.cq);
+	wc = dp_poll_one(e.cq, WAIT_MS);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(wc.wr_id, 5);
 	/* EFA reports RDMA read completions as sends. */
 	ck_assert_int_eq(wc.opcode, IBV_WC_SEND);
-	check_same(0, BUF_SIZE / 2, len);
+	sefa_assert_bytes(e.buf + BUF_SIZE / 2, e.buf, len);
 
 	/* a wrong rkey: the remote refuses, nothing lands */
 	memset(e.buf + BUF_SIZE / 2, 0, 64);
@@ -789,7 +759,7 @@ START_TEST(rdma_read)
 	ibv_wr_set_ud_addr(qpx, ah, b->qp_num, QKEY);
 	ibv_wr_set_sge(qpx, e.mr->lkey, (uintptr_t)e.buf + BUF_SIZE / 2, 64);
 	ck_assert_int_eq(ibv_wr_complete(qpx), 0);
-	wc = poll_one(e.cq);
+	wc = dp_poll_one(e.cq, WAIT_MS);
 	ck_assert_int_eq(wc.status, IBV_WC_REM_ACCESS_ERR);
 	ck_assert_int_eq(wc.vendor_err, 7);
 	ck_assert_int_eq(e.buf[BUF_SIZE / 2], 0);
@@ -861,8 +831,7 @@ START_TEST(cq_events_on_destroy)
 			ck_assert_ptr_eq(ev_cq, cq);
 			ibv_ack_cq_events(cq, 1);
 		}
-		while (!ibv_poll_cq(cq, 1, &wc))
-			;
+		wc = dp_poll_one(cq, WAIT_MS);
 		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	}
 	/* the second stays unread */

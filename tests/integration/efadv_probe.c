@@ -11,22 +11,7 @@
 #include <infiniband/efadv.h>
 #include <infiniband/verbs.h>
 
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	if (!ctx)
-		fprintf(stderr, "efadv_probe: cannot open %s: %s\n", name,
-			strerror(errno));
-	if (list)
-		ibv_free_device_list(list);
-	return ctx;
-}
+#include "dev.h"
 
 static int show_efadv(struct ibv_context *ctx)
 {
@@ -78,8 +63,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: efadv_probe DEVICE\n");
 		return 2;
 	}
-	ctx = open_dev(argv[1]);
-	if (!ctx || show_efadv(ctx))
+	ctx = dev_open_probe("efadv_probe", argv[1]);
+	if (!ctx)
+		return 1;
+	if (show_efadv(ctx))
 		return 1;
 	return show_libefa();
 }

@@ -36,6 +36,7 @@
 #include <infiniband/efadv_mad.h>
 #include <infiniband/verbs.h>
 
+#include "dev.h"
 #include "peer.h"
 
 #define PORT		1
@@ -47,25 +48,6 @@
 #define ATTR_OFFSET	0x0007
 
 /* ---- what both processes do ---- */
-
-static struct ibv_context *open_dev(const char *env, bool last)
-{
-	const char *want = getenv(env);
-	struct ibv_context *ctx = NULL;
-	struct ibv_device **list;
-	int n;
-
-	list = ibv_get_device_list(&n);
-	if (!list || !n)
-		return NULL;
-	for (int i = 0; i < n; i++)
-		if (want && !strcmp(ibv_get_device_name(list[i]), want))
-			ctx = ibv_open_device(list[i]);
-	if (!want)
-		ctx = ibv_open_device(list[last ? n - 1 : 0]);
-	ibv_free_device_list(list);
-	return ctx;
-}
 
 static uint16_t port_lid(struct ibv_context *ctx)
 {
@@ -165,7 +147,7 @@ struct peer {
 
 static int peer_open(struct peer *p, struct msg *r)
 {
-	p->ctx = open_dev("MAD_DEV_B", true);
+	p->ctx = dev_open(getenv("MAD_DEV_B"), true);
 	if (!p->ctx)
 		return ENODEV;
 	r->lid = port_lid(p->ctx);
@@ -347,7 +329,6 @@ static struct msg peer_call(struct msg m)
 	struct msg r;
 
 	peer_exchange(peer_sock, &m, &r, sizeof(m));
-	ck_assert_int_eq(r.op, m.op);
 	return r;
 }
 
@@ -357,7 +338,7 @@ static void setup(void)
 
 	peer_sock = peer_spawn("mad_api", &peer_pid);
 
-	ctx = open_dev("MAD_DEV_A", false);
+	ctx = dev_open(getenv("MAD_DEV_A"), false);
 	ck_assert_ptr_nonnull(ctx);
 	lid_a = port_lid(ctx);
 	ck_assert_uint_ne(lid_a, 0);
@@ -614,7 +595,7 @@ END_TEST
 /* The efa profile: no umad devices. */
 START_TEST(unsupported)
 {
-	struct ibv_context *c = open_dev("MAD_DEV_A", false);
+	struct ibv_context *c = dev_open(getenv("MAD_DEV_A"), false);
 
 	ck_assert_ptr_nonnull(c);
 	errno = 0;

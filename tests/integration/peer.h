@@ -8,12 +8,15 @@
 #define SEFA_TEST_PEER_H
 
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "check_main.h"
 
 /*
  * Start the peer and return this side's socket.  Call it before opening a
@@ -37,12 +40,17 @@ static inline int peer_spawn(const char *name, pid_t *pid)
 	return sv[0];
 }
 
-/* One request to the peer and its answer, both len bytes. */
+/*
+ * One request to the peer and its answer, both len bytes and both
+ * beginning with the same 32-bit operation.
+ */
 static inline void peer_exchange(int sock, const void *req, void *resp,
 				 size_t len)
 {
 	ck_assert_int_eq(write(sock, req, len), len);
 	ck_assert_int_eq(read(sock, resp, len), len);
+	ck_assert_msg(!memcmp(resp, req, sizeof(uint32_t)),
+		      "the peer answered another operation");
 }
 
 /* After the peer was told to quit: it must have exited with 0. */
@@ -59,16 +67,9 @@ static inline void peer_reap(int sock, pid_t pid)
 #define SEFA_PEER_MAIN(suite_fn, peer_fn)				\
 	int main(int argc, char **argv)					\
 	{								\
-		SRunner *sr;						\
-		int failed;						\
-									\
 		if (argc == 3 && !strcmp(argv[1], "--peer"))		\
 			return peer_fn(atoi(argv[2]));			\
-		sr = srunner_create(suite_fn());			\
-		srunner_run_all(sr, CK_NORMAL);				\
-		failed = srunner_ntests_failed(sr);			\
-		srunner_free(sr);					\
-		return failed ? EXIT_FAILURE : EXIT_SUCCESS;		\
+		return sefa_check_run(suite_fn());			\
 	}
 
 #endif

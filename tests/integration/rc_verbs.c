@@ -13,17 +13,19 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <infiniband/verbs.h>
 
+#include "check_bytes.h"
 #include "check_main.h"
+#include "dp.h"
 
 #define BUF_SIZE	(1 << 20)
 #define HALF		(BUF_SIZE / 2)
 #define REMOTE_ALL	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 			 IBV_ACCESS_REMOTE_READ)
+/* How long a completion may take. */
+#define WAIT_MS		3000
 
 static struct {
 	struct ibv_context *ctx;
@@ -37,12 +39,7 @@ static struct {
 
 static void env_open(void)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-
-	ck_assert_ptr_nonnull(list);
-	e.ctx = ibv_open_device(list[0]);
-	ibv_free_device_list(list);
-	ck_assert_ptr_nonnull(e.ctx);
+	e.ctx = dp_open_device();
 	ck_assert_int_eq(ibv_query_port(e.ctx, 1, &e.port), 0);
 	ck_assert_int_ne(e.port.lid, 0);
 	ck_assert_int_eq(ibv_query_gid(e.ctx, 1, 0, &e.gid), 0);
@@ -77,74 +74,27 @@ static struct ibv_qp *rc_qp(struct ibv_pd *pd)
 	return qp;
 }
 
-static int to_init(struct ibv_qp *qp, int access)
+/* The path to this port, by GID or by LID. */
+static struct ibv_ah_attr path(bool global)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = access,
+	return (struct ibv_ah_attr){
+		.dlid = e.port.lid, .port_num = 1, .is_global = global,
+		.grh = { .dgid = e.gid, .hop_limit = 1 },
 	};
-
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-}
-
-static int to_rtr(struct ibv_qp *qp, uint32_t dqpn, bool global,
-		  uint8_t min_rnr_timer)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
-		.dest_qp_num = dqpn, .rq_psn = 0, .max_dest_rd_atomic = 1,
-		.min_rnr_timer = min_rnr_timer,
-		.ah_attr = { .dlid = e.port.lid, .port_num = 1,
-			     .is_global = global,
-			     .grh = { .dgid = e.gid, .hop_limit = 1 } },
-	};
-
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			     IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			     IBV_QP_MIN_RNR_TIMER);
-}
-
-static int to_rts(struct ibv_qp *qp, uint8_t rnr_retry)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTS, .timeout = 14, .retry_cnt = 7,
-		.rnr_retry = rnr_retry, .sq_psn = 0, .max_rd_atomic = 1,
-	};
-
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
 /* a <-> b, b serving remote access as @b_access says. */
 static void connect2(struct ibv_qp *a, struct ibv_qp *b, int b_access,
 		     bool global, uint8_t rnr_retry)
 {
-	ck_assert_int_eq(to_init(a, REMOTE_ALL), 0);
-	ck_assert_int_eq(to_init(b, b_access), 0);
-	ck_assert_int_eq(to_rtr(a, b->qp_num, global, 1), 0);
-	ck_assert_int_eq(to_rtr(b, a->qp_num, global, 1), 0);
-	ck_assert_int_eq(to_rts(a, rnr_retry), 0);
-	ck_assert_int_eq(to_rts(b, rnr_retry), 0);
-}
+	struct ibv_ah_attr av = path(global);
 
-static struct ibv_wc poll_one(void)
-{
-	struct timespec t0, t;
-	struct ibv_wc wc;
-	int n;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		n = ibv_poll_cq(e.cq, 1, &wc);
-		ck_assert_int_ge(n, 0);
-		if (n)
-			return wc;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		ck_assert_msg(t.tv_sec - t0.tv_sec < 3, "no completion");
-	}
+	ck_assert_int_eq(dev_rc_to_init(a, REMOTE_ALL), 0);
+	ck_assert_int_eq(dev_rc_to_init(b, b_access), 0);
+	ck_assert_int_eq(dev_rc_to_rtr(a, b->qp_num, &av), 0);
+	ck_assert_int_eq(dev_rc_to_rtr(b, a->qp_num, &av), 0);
+	ck_assert_int_eq(dev_rc_to_rts(a, rnr_retry), 0);
+	ck_assert_int_eq(dev_rc_to_rts(b, rnr_retry), 0);
 }
 
 static void post_recv(struct ibv_qp *qp, uint64_t off, uint32_t len,
@@ -192,6 +142,7 @@ START_TEST(transitions)
 	struct ibv_qp *qp = rc_qp(e.pd);
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
 	struct ibv_qp_init_attr ia;
+	struct ibv_ah_attr av;
 
 	/* INIT without the access flags RC requires */
 	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE |
@@ -199,7 +150,7 @@ START_TEST(transitions)
 	/* RESET straight to RTR */
 	a.qp_state = IBV_QPS_RTR;
 	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE), EINVAL);
-	ck_assert_int_eq(to_init(qp, REMOTE_ALL), 0);
+	ck_assert_int_eq(dev_rc_to_init(qp, REMOTE_ALL), 0);
 	/* RTR without a path */
 	a.qp_state = IBV_QPS_RTR;
 	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE), EINVAL);
@@ -207,12 +158,13 @@ START_TEST(transitions)
 	a.qkey = 1;
 	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_QKEY),
 			 EINVAL);
-	ck_assert_int_eq(to_rtr(qp, qp->qp_num, false, 1), 0);
+	av = path(false);
+	ck_assert_int_eq(dev_rc_to_rtr(qp, qp->qp_num, &av), 0);
 	/* RTS without the retry counts */
 	a.qp_state = IBV_QPS_RTS;
 	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN),
 			 EINVAL);
-	ck_assert_int_eq(to_rts(qp, 7), 0);
+	ck_assert_int_eq(dev_rc_to_rts(qp, 7), 0);
 	ck_assert_int_eq(ibv_query_qp(qp, &a, IBV_QP_STATE | IBV_QP_DEST_QPN,
 				      &ia), 0);
 	ck_assert_int_eq(a.qp_state, IBV_QPS_RTS);
@@ -221,7 +173,7 @@ START_TEST(transitions)
 	/* any state to RESET, and back up */
 	a.qp_state = IBV_QPS_RESET;
 	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
-	ck_assert_int_eq(to_init(qp, 0), 0);
+	ck_assert_int_eq(dev_rc_to_init(qp, 0), 0);
 	ibv_destroy_qp(qp);
 }
 END_TEST
@@ -240,7 +192,7 @@ START_TEST(in_order)
 		post(a, IBV_WR_SEND, i * 4096, 1 + i * 63, 0, 0, i);
 	}
 	for (i = 0; i < 128; i++) {
-		struct ibv_wc wc = poll_one();
+		struct ibv_wc wc = dp_poll_one(e.cq, WAIT_MS);
 
 		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 		if (wc.wr_id >= 1000) {
@@ -248,8 +200,8 @@ START_TEST(in_order)
 
 			ck_assert_int_eq(wc.opcode, IBV_WC_RECV);
 			ck_assert_int_eq(wc.byte_len, 1 + k * 63);
-			ck_assert(!memcmp(e.buf + k * 4096,
-					  e.buf + HALF + k * 4096, wc.byte_len));
+			sefa_assert_bytes(e.buf + HALF + k * 4096,
+					  e.buf + k * 4096, wc.byte_len);
 		}
 	}
 	ibv_destroy_qp(a);
@@ -267,26 +219,26 @@ START_TEST(rdma_write_read)
 	fill(0, len, 7);
 	post(a, IBV_WR_RDMA_WRITE, 0, len, (uintptr_t)e.buf + HALF,
 	     e.mr->rkey, 1);
-	wc = poll_one();
+	wc = dp_poll_one(e.cq, WAIT_MS);
 	expect(wc, 1, IBV_WC_SUCCESS);
 	ck_assert_int_eq(wc.opcode, IBV_WC_RDMA_WRITE);
-	ck_assert(!memcmp(e.buf, e.buf + HALF, len));
+	sefa_assert_bytes(e.buf + HALF, e.buf, len);
 
 	/* read it back elsewhere */
 	memset(e.buf + 4096, 0, 8192);
 	post(a, IBV_WR_RDMA_READ, 4096, 8192, (uintptr_t)e.buf + HALF + 100,
 	     e.mr->rkey, 2);
-	wc = poll_one();
+	wc = dp_poll_one(e.cq, WAIT_MS);
 	expect(wc, 2, IBV_WC_SUCCESS);
 	ck_assert_int_eq(wc.opcode, IBV_WC_RDMA_READ);
-	ck_assert(!memcmp(e.buf + 4096, e.buf + HALF + 100, 8192));
+	sefa_assert_bytes(e.buf + 4096, e.buf + HALF + 100, 8192);
 
 	/* write with immediate: the target gets a receive completion */
 	post_recv(b, 0, 0, 3);
 	post(a, IBV_WR_RDMA_WRITE_WITH_IMM, 0, 70000,
 	     (uintptr_t)e.buf + HALF, e.mr->rkey, 4);
 	for (int i = 0; i < 2; i++) {
-		wc = poll_one();
+		wc = dp_poll_one(e.cq, WAIT_MS);
 		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 		if (wc.wr_id == 3) {
 			ck_assert_int_eq(wc.opcode, IBV_WC_RECV_RDMA_WITH_IMM);
@@ -351,7 +303,7 @@ START_TEST(protection)
 	 * so only each queue's own order is given.
 	 */
 	for (int i = 0, sends = 0; i < 3; i++) {
-		wc = poll_one();
+		wc = dp_poll_one(e.cq, WAIT_MS);
 		if (wc.wr_id == 9) {
 			ck_assert_int_eq(wc.status, IBV_WC_WR_FLUSH_ERR);
 			continue;
@@ -360,8 +312,7 @@ START_TEST(protection)
 						   IBV_WC_REM_ACCESS_ERR);
 		sends++;
 	}
-	for (int i = 0; i < 4096; i++)
-		ck_assert_int_eq(e.buf[HALF + i], 0x77);
+	sefa_assert_all(e.buf, HALF, HALF + 4096, 0x77, "written");
 	if (target)
 		ibv_dereg_mr(target);
 	ibv_destroy_qp(a);
@@ -377,9 +328,9 @@ START_TEST(rnr)
 
 	connect2(a, b, REMOTE_ALL, false, 2);
 	post(a, IBV_WR_SEND, 0, 16, 0, 0, 1);
-	expect(poll_one(), 1, IBV_WC_RNR_RETRY_EXC_ERR);
+	expect(dp_poll_one(e.cq, WAIT_MS), 1, IBV_WC_RNR_RETRY_EXC_ERR);
 	post(a, IBV_WR_SEND, 0, 16, 0, 0, 2);
-	expect(poll_one(), 2, IBV_WC_WR_FLUSH_ERR);
+	expect(dp_poll_one(e.cq, WAIT_MS), 2, IBV_WC_WR_FLUSH_ERR);
 	ibv_destroy_qp(a);
 	ibv_destroy_qp(b);
 }
@@ -397,14 +348,14 @@ START_TEST(flush_on_error)
 		post_recv(b, 0, 64, i);
 	ck_assert_int_eq(ibv_modify_qp(b, &attr, IBV_QP_STATE), 0);
 	for (i = 0; i < 5; i++) {
-		struct ibv_wc wc = poll_one();
+		struct ibv_wc wc = dp_poll_one(e.cq, WAIT_MS);
 
 		ck_assert_int_eq(wc.status, IBV_WC_WR_FLUSH_ERR);
 		ck_assert_int_eq(wc.qp_num, b->qp_num);
 	}
 	/* and a peer in error answers nobody: the requester times out */
 	post(a, IBV_WR_SEND, 0, 16, 0, 0, 7);
-	expect(poll_one(), 7, IBV_WC_RESP_TIMEOUT_ERR);
+	expect(dp_poll_one(e.cq, WAIT_MS), 7, IBV_WC_RESP_TIMEOUT_ERR);
 	ibv_destroy_qp(a);
 	ibv_destroy_qp(b);
 }

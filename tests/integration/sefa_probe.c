@@ -14,31 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
 
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	if (!list) {
-		fprintf(stderr, "sefa_probe: no device list: %s\n",
-			strerror(errno));
-		return NULL;
-	}
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	if (!ctx)
-		fprintf(stderr, "sefa_probe: cannot open %s: %s\n", name,
-			strerror(errno));
-	ibv_free_device_list(list);
-	return ctx;
-}
+#include "dev.h"
 
 static int hold(struct ibv_context *ctx)
 {
@@ -133,24 +113,14 @@ static struct ibv_qp *ud_qp(struct ud *u)
 		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
 			 .max_send_sge = 1, .max_recv_sge = 3 },
 	};
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = QKEY,
-	};
 	struct ibv_qp *qp = ibv_create_qp(u->pd, &ia);
 
-	if (!qp || ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				 IBV_QP_PORT | IBV_QP_QKEY))
-		return NULL;
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		return NULL;
-	a.qp_state = IBV_QPS_RTS;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN) ? NULL : qp;
+	return qp && !dev_ud_to_rts(qp, QKEY, -1) ? qp : NULL;
 }
 
 static int ud_open(struct ibv_context *ctx, struct ud *u)
 {
-	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
+	union ibv_gid gid;
 
 	u->pd = ibv_alloc_pd(ctx);
 	u->scq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
@@ -161,9 +131,9 @@ static int ud_open(struct ibv_context *ctx, struct ud *u)
 			   IBV_ACCESS_LOCAL_WRITE);
 	u->tx = ud_qp(u);
 	u->rx = ud_qp(u);
-	if (!u->mr || !u->tx || !u->rx || ibv_query_gid(ctx, 1, 0, &aa.grh.dgid))
+	if (!u->mr || !u->tx || !u->rx || ibv_query_gid(ctx, 1, 0, &gid))
 		return -1;
-	u->ah = ibv_create_ah(u->pd, &aa);
+	u->ah = dev_create_ah(u->pd, &gid);
 	return u->ah ? 0 : -1;
 }
 
@@ -173,17 +143,6 @@ static int ud_close(struct ud *u)
 	       ibv_destroy_qp(u->rx) || ibv_dereg_mr(u->mr) ||
 	       ibv_destroy_cq(u->scq) || ibv_destroy_cq(u->rcq) ||
 	       ibv_dealloc_pd(u->pd);
-}
-
-/* One completion of @cq, or status -1 after two seconds. */
-static struct ibv_wc ud_poll(struct ibv_cq *cq)
-{
-	struct ibv_wc wc = { .status = -1 };
-	time_t t0 = time(NULL);
-
-	while (!ibv_poll_cq(cq, 1, &wc) && time(NULL) - t0 < 2)
-		;
-	return wc;
 }
 
 /*
@@ -207,9 +166,9 @@ static struct ibv_wc ud_send(struct ud *u, struct ibv_sge *sge, int n)
 		sge[i].lkey = u->mr->lkey;
 	if (ibv_post_recv(u->rx, &rwr, &rbad) ||
 	    ibv_post_send(u->tx, &swr, &sbad) ||
-	    ud_poll(u->scq).status != IBV_WC_SUCCESS)
+	    dev_wait_wc(u->scq, 2000).status != IBV_WC_SUCCESS)
 		return none;
-	return ud_poll(u->rcq);
+	return dev_wait_wc(u->rcq, 2000);
 }
 
 /* No byte of [p, p + len) was written. */
@@ -288,7 +247,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: sefa_probe hold|threads|ud DEVICE\n");
 		return 2;
 	}
-	ctx = open_dev(argv[2]);
+	ctx = dev_open_probe("sefa_probe", argv[2]);
 	if (!ctx)
 		return 1;
 	if (!strcmp(argv[1], "hold"))

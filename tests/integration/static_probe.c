@@ -13,6 +13,8 @@
 #include <infiniband/efadv.h>
 #include <infiniband/verbs.h>
 
+#include "dev.h"
+
 static int show_efadv(struct ibv_context *ctx)
 {
 #ifdef RDMA_STATIC_PROVIDERS
@@ -33,25 +35,16 @@ static int show_efadv(struct ibv_context *ctx)
 
 int main(int argc, char **argv)
 {
-	struct ibv_context *ctx = NULL;
-	struct ibv_device **list;
-	int i, n, ret;
+	struct ibv_context *ctx;
+	int ret;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: static_probe DEVICE\n");
 		return 2;
 	}
-	list = ibv_get_device_list(&n);
-	for (i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
-			ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	if (!ctx) {
-		fprintf(stderr, "static_probe: cannot open %s: %s\n", argv[1],
-			strerror(errno));
+	ctx = dev_open_probe("static_probe", argv[1]);
+	if (!ctx)
 		return 1;
-	}
 	printf("opened %s\n", argv[1]);
 	ret = show_efadv(ctx);
 	return ibv_close_device(ctx) || ret;

@@ -7,6 +7,8 @@
 
 #include "efa_fixture.h"
 
+const struct verbs_device_ops efa_other_dev_ops = { .name = "other" };
+
 void efa_fixture_init(struct efa_fixture *fx,
 		      const struct verbs_device_ops *ops)
 {
@@ -126,16 +128,48 @@ void efa_fake_cq_fini(struct efa_fake_cq *fc)
 }
 
 void efa_fake_cq_write(struct efa_fake_cq *fc, uint16_t sub_cq,
-		       uint32_t idx, const void *cqe, uint8_t phase)
+		       uint32_t idx, struct efa_io_rx_cdesc_ex cqe,
+		       uint8_t phase)
 {
 	uint8_t *slot = fc->ring +
 			((size_t)sub_cq * fc->entries + idx) * fc->cqe_size;
 	struct efa_io_cdesc_common *common = (void *)slot;
 	uint8_t flags;
 
-	memcpy(slot, cqe, fc->cqe_size);
+	memcpy(slot, &cqe, fc->cqe_size);
 	flags = (common->flags & ~EFA_IO_CDESC_COMMON_PHASE) | (phase & 1);
 	__atomic_store_n(&common->flags, flags, __ATOMIC_RELEASE);
+}
+
+void efa_fake_cq_push(struct efa_fake_cq *fc, struct efa_io_rx_cdesc_ex cqe)
+{
+	uint32_t lap = fc->next / fc->entries;
+
+	efa_fake_cq_write(fc, 0, fc->next % fc->entries, cqe, !(lap & 1));
+	fc->next++;
+}
+
+struct efa_io_rx_cdesc_ex efa_fake_cqe(const struct efa_fake_qp *fq,
+				       enum efa_io_queue_type q,
+				       uint16_t req_id, uint8_t op_type,
+				       uint8_t status)
+{
+	return (struct efa_io_rx_cdesc_ex){
+		.base.common = {
+			.req_id = req_id,
+			.status = status,
+			.flags = q << EFA_IO_CDESC_COMMON_Q_TYPE_SHIFT |
+				 op_type << EFA_IO_CDESC_COMMON_OP_TYPE_SHIFT,
+			.qp_num = fq->qp->verbs_qp.qp.qp_num,
+		},
+	};
+}
+
+void efa_fake_complete(struct efa_fake_cq *fc, const struct efa_fake_qp *fq,
+		       enum efa_io_queue_type q, uint16_t req_id,
+		       uint8_t op_type, uint8_t status)
+{
+	efa_fake_cq_push(fc, efa_fake_cqe(fq, q, req_id, op_type, status));
 }
 
 void efa_fake_qp_init(struct efa_fixture *fx, struct efa_fake_qp *fq,
@@ -199,6 +233,38 @@ void efa_fake_qp_fini(struct efa_fixture *fx, struct efa_fake_qp *fq)
 	free(qp);
 	free(fq->llq);
 	free(fq->rq_ring);
+}
+
+void efa_fake_dp_open(struct efa_fixture *fx, struct efa_fake_cq *fc,
+		      struct efa_fake_qp *fq,
+		      const struct efa_fake_dp_attr *attr)
+{
+	efa_fixture_open(fx);
+	fx->ctx->device_caps |= attr->device_caps;
+	efa_fake_cq_init(fx, fc, attr->num_sub_cqs ? attr->num_sub_cqs : 1,
+			 attr->cq_entries, attr->cqe_size, attr->wc_flags);
+	efa_fake_qp_init(fx, fq, fc, attr->qp_type, &attr->cap, attr->qpn,
+			 attr->send_ops_flags, attr->sq_sig_all);
+}
+
+void efa_fake_dp_close(struct efa_fixture *fx, struct efa_fake_cq *fc,
+		       struct efa_fake_qp *fq)
+{
+	efa_fake_qp_fini(fx, fq);
+	efa_fake_cq_fini(fc);
+	efa_fixture_close(fx);
+}
+
+int efa_fake_post_recv(struct efa_fake_qp *fq, uint64_t wr_id,
+		       struct ibv_sge *sg, int num_sge)
+{
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = sg,
+				  .num_sge = num_sge };
+	struct ibv_recv_wr *bad = NULL;
+	int err = efa_post_recv(efa_fake_ibvqp(fq), &wr, &bad);
+
+	ck_assert_ptr_eq(bad, err ? &wr : NULL);
+	return err;
 }
 
 void efa_fake_ah_init(struct efa_fixture *fx, struct efa_ah *ah, uint16_t ahn)

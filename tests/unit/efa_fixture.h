@@ -15,6 +15,9 @@ struct efa_fixture {
 	struct efa_context *ctx;
 };
 
+/* The driver of a device that is no EFA, whose contexts are refused. */
+extern const struct verbs_device_ops efa_other_dev_ops;
+
 /* The device claims to belong to the driver described by ops. */
 void efa_fixture_init(struct efa_fixture *fx,
 		      const struct verbs_device_ops *ops);
@@ -43,6 +46,7 @@ struct efa_fake_cq {
 	uint32_t cqe_size;
 	uint16_t num_sub_cqs;
 	uint32_t db;
+	uint32_t next;			/* entries efa_fake_cq_push() wrote */
 };
 
 void efa_fake_cq_init(struct efa_fixture *fx, struct efa_fake_cq *fc,
@@ -53,7 +57,10 @@ void efa_fake_cq_fini(struct efa_fake_cq *fc);
  * sub-CQ, its phase bit last, as the device does.
  */
 void efa_fake_cq_write(struct efa_fake_cq *fc, uint16_t sub_cq,
-		       uint32_t idx, const void *cqe, uint8_t phase);
+		       uint32_t idx, struct efa_io_rx_cdesc_ex cqe,
+		       uint8_t phase);
+/* Writes cqe into the next slot of sub-CQ 0, in the phase of its lap. */
+void efa_fake_cq_push(struct efa_fake_cq *fc, struct efa_io_rx_cdesc_ex cqe);
 
 /*
  * A QP set up as create_qp() sets it up after the kernel answered, with
@@ -83,6 +90,46 @@ static inline struct ibv_qp_ex *efa_fake_ibvqpx(struct efa_fake_qp *fq)
 {
 	return &fq->qp->verbs_qp.qp_ex;
 }
+
+/*
+ * What efa_fake_dp_open() makes: a fake QP on a fake CQ of its own, on a
+ * fixture opened with efa_fixture_open().
+ */
+struct efa_fake_dp_attr {
+	enum ibv_qp_type qp_type;
+	uint32_t qpn;
+	struct ibv_qp_cap cap;
+	uint64_t send_ops_flags;	/* 0: without the ibv_wr_* API */
+	int sq_sig_all;
+	uint32_t device_caps;		/* beyond those of a 0xefa1 */
+	uint16_t num_sub_cqs;		/* 0: one */
+	uint32_t cq_entries;		/* per sub-CQ */
+	uint32_t cqe_size;
+	uint64_t wc_flags;
+};
+
+void efa_fake_dp_open(struct efa_fixture *fx, struct efa_fake_cq *fc,
+		      struct efa_fake_qp *fq,
+		      const struct efa_fake_dp_attr *attr);
+void efa_fake_dp_close(struct efa_fixture *fx, struct efa_fake_cq *fc,
+		       struct efa_fake_qp *fq);
+
+/* The device's entry for request req_id of fq's queue q. */
+struct efa_io_rx_cdesc_ex efa_fake_cqe(const struct efa_fake_qp *fq,
+				       enum efa_io_queue_type q,
+				       uint16_t req_id, uint8_t op_type,
+				       uint8_t status);
+/* The device completes that request: its entry, pushed onto fc. */
+void efa_fake_complete(struct efa_fake_cq *fc, const struct efa_fake_qp *fq,
+		       enum efa_io_queue_type q, uint16_t req_id,
+		       uint8_t op_type, uint8_t status);
+
+/*
+ * efa_post_recv() of one WR of the SGEs to fq: its answer.  The bad WR it
+ * reports must be the WR if it fails, none if not.
+ */
+int efa_fake_post_recv(struct efa_fake_qp *fq, uint64_t wr_id,
+		       struct ibv_sge *sg, int num_sge);
 
 /* An AH the device numbered ahn. */
 void efa_fake_ah_init(struct efa_fixture *fx, struct efa_ah *ah,

@@ -4,22 +4,19 @@
  * of which are decided before the kernel is asked: struct sizes callers
  * of every rdma-core version pass, comp_mask and reserved fields, device
  * capabilities, contexts of other drivers.  efadv_query_mr also runs its
- * ioctl, against an ioctl() defined here that plays the kernel.
+ * ioctl, against a fake kernel (efa_fake_kernel.h) that answers it.
  */
 
 #include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <check.h>
 
 #include "efa_ext_abi.h"
+#include "efa_fake_kernel.h"
 #include "efa_fixture.h"
+#include "check_bytes.h"
 #include "check_main.h"
 
 /* The public layouts are ABI. */
@@ -36,7 +33,6 @@ _Static_assert(sizeof(struct efadv_cq_init_attr) == 16, "cq attr");
 _Static_assert(offsetof(struct efadv_cq_init_attr, wc_flags) == 8, "cq");
 _Static_assert(offsetof(struct efadv_cq, wc_read_sgid) == 8, "efadv_cq");
 
-#define POISON 0xaa
 #define FAKE_FD 987
 
 static struct efa_fixture fx;
@@ -56,61 +52,51 @@ static struct {
 	int calls;
 } kern;
 
-int ioctl(int fd, unsigned long req, ...)
+static bool kern_owns(int fd)
 {
-	struct efa_query_mr_cmd *cmd;
-	va_list ap;
+	return fd == FAKE_FD;
+}
 
-	va_start(ap, req);
-	cmd = va_arg(ap, void *);
-	va_end(ap);
-
-	if (fd != FAKE_FD)
-		return syscall(SYS_ioctl, fd, req, cmd);
+static int kern_ioctl(int fd, unsigned long req, void *arg)
+{
+	struct efa_query_mr_cmd *cmd = arg;
 
 	kern.calls++;
 	kern.seen = *cmd;
-	if (req != RDMA_VERBS_IOCTL || kern.err) {
-		errno = req != RDMA_VERBS_IOCTL ? ENOTTY : kern.err;
-		return -1;
-	}
+	if (req != RDMA_VERBS_IOCTL)
+		return -ENOTTY;
+	if (kern.err)
+		return -kern.err;
 	for (int i = 0; i < 4; i++)
 		memcpy((void *)(uintptr_t)cmd->attrs[i + 1].data, &kern.out[i],
 		       sizeof(uint16_t));
 	return 0;
 }
 
+static const struct efa_fake_kernel kernel = {
+	.owns = kern_owns,
+	.ioctl = kern_ioctl,
+};
+
 static void setup(void)
 {
 	efa_fixture_open(&fx);
 	fx.ctx->ibvctx.context.cmd_fd = FAKE_FD;
-	memset(&buf, POISON, sizeof(buf));
+	memset(&buf, SEFA_POISON, sizeof(buf));
 	memset(&kern, 0, sizeof(kern));
+	efa_fake_kernel_set(&kernel);
 }
 
 static void teardown(void)
 {
+	efa_fake_kernel_set(NULL);
 	efa_fixture_close(&fx);
 }
-
-static const struct verbs_device_ops other_dev_ops = { .name = "other" };
 
 static void setup_other(void)
 {
 	setup();
-	fx.vdev.ops = &other_dev_ops;
-}
-
-static void assert_poisoned(size_t from, size_t to)
-{
-	for (size_t i = from; i < to; i++)
-		ck_assert_msg(buf.bytes[i] == POISON, "byte %zu written", i);
-}
-
-static void assert_zero(size_t from, size_t to)
-{
-	for (size_t i = from; i < to; i++)
-		ck_assert_msg(buf.bytes[i] == 0, "byte %zu not zeroed", i);
+	fx.vdev.ops = &efa_other_dev_ops;
 }
 
 static struct ibv_mr fake_mr(void)
@@ -174,7 +160,7 @@ START_TEST(test_query_mr)
 	ck_assert_uint_eq(buf.mr.recv_ic_id, 11);
 	ck_assert_uint_eq(buf.mr.rdma_read_ic_id, 0);
 	ck_assert_uint_eq(buf.mr.rdma_recv_ic_id, 33);
-	assert_poisoned(16, sizeof(buf));
+	sefa_assert_poisoned(&buf, 16, sizeof(buf));
 }
 END_TEST
 
@@ -187,7 +173,7 @@ START_TEST(test_query_mr_inlen)
 	     i++) {
 		ck_assert_int_eq(efadv_query_mr(&mr, &buf.mr, short_lens[i]),
 				 EINVAL);
-		assert_poisoned(0, sizeof(buf));
+		sefa_assert_poisoned(&buf, 0, sizeof(buf));
 	}
 	ck_assert_int_eq(kern.calls, 0);
 
@@ -198,14 +184,14 @@ START_TEST(test_query_mr_inlen)
 	kern.out[3] = 0x3333;
 	ck_assert_int_eq(efadv_query_mr(&mr, &buf.mr, 15), 0);
 	ck_assert_uint_eq(buf.bytes[14], 0x33);
-	assert_poisoned(15, sizeof(buf));
+	sefa_assert_poisoned(&buf, 15, sizeof(buf));
 
 	/* a longer, newer struct gets its tail zeroed */
-	memset(&buf, POISON, sizeof(buf));
+	memset(&buf, SEFA_POISON, sizeof(buf));
 	ck_assert_int_eq(efadv_query_mr(&mr, &buf.mr, 24), 0);
 	ck_assert_uint_eq(buf.mr.ic_id_validity, 7);
-	assert_zero(16, 24);
-	assert_poisoned(24, sizeof(buf));
+	sefa_assert_zeroed(&buf, 16, 24);
+	sefa_assert_poisoned(&buf, 24, sizeof(buf));
 }
 END_TEST
 
@@ -216,11 +202,11 @@ START_TEST(test_query_mr_unsupported)
 	struct ibv_mr mr = fake_mr();
 
 	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
-		memset(&buf, POISON, sizeof(buf));
+		memset(&buf, SEFA_POISON, sizeof(buf));
 		kern.err = errs[i];
 		ck_assert_int_eq(efadv_query_mr(&mr, &buf.mr, sizeof(buf.mr)),
 				 errs[i]);
-		assert_zero(0, sizeof(buf.mr));
+		sefa_assert_zeroed(&buf, 0, sizeof(buf.mr));
 	}
 }
 END_TEST
@@ -253,17 +239,17 @@ START_TEST(test_query_ah)
 
 	efa_fake_ah_init(&fx, &ah, 0x1234);
 	ck_assert_int_eq(efadv_query_ah(&ah.ibvah, &buf.ah, 8), EINVAL);
-	assert_poisoned(0, sizeof(buf));
+	sefa_assert_poisoned(&buf, 0, sizeof(buf));
 
 	ck_assert_int_eq(efadv_query_ah(&ah.ibvah, &buf.ah, 9), 0);
 	ck_assert_uint_eq(buf.bytes[8], 0x34);
-	assert_poisoned(9, sizeof(buf));
+	sefa_assert_poisoned(&buf, 9, sizeof(buf));
 
 	ck_assert_int_eq(efadv_query_ah(&ah.ibvah, &buf.ah, 24), 0);
 	ck_assert_uint_eq(buf.ah.comp_mask, 0);
 	ck_assert_uint_eq(buf.ah.ahn, 0x1234);
-	assert_zero(10, 24);
-	assert_poisoned(24, sizeof(buf));
+	sefa_assert_zeroed(&buf, 10, 24);
+	sefa_assert_poisoned(&buf, 24, sizeof(buf));
 }
 END_TEST
 
@@ -616,7 +602,7 @@ START_TEST(test_other_device)
 	efa_fake_ah_init(&fx, &ah, 1);
 	ck_assert_int_eq(efadv_query_ah(&ah.ibvah, &buf.ah, sizeof(buf.ah)),
 			 EOPNOTSUPP);
-	assert_poisoned(0, sizeof(buf));
+	sefa_assert_poisoned(&buf, 0, sizeof(buf));
 
 	memset(&buf, 0, sizeof(buf));
 	ck_assert_ptr_null(efadv_create_cq(ibvctx, &cq_attr, &buf.cq, 16));

@@ -11,6 +11,7 @@
 #include <check.h>
 
 #include "efa_fixture.h"
+#include "check_bytes.h"
 #include "check_main.h"
 
 /* The public layout is ABI: upstream's v26 struct ended at 24 bytes, v27
@@ -30,7 +31,6 @@ _Static_assert(offsetof(struct efadv_device_attr, device_caps) == 24,
 _Static_assert(offsetof(struct efadv_device_attr, max_rdma_size) == 28,
 	       "max_rdma_size");
 
-#define POISON 0xaa
 #define BUF_LEN 48
 
 static struct efa_fixture fx;
@@ -41,45 +41,20 @@ static union {
 	uint8_t bytes[BUF_LEN];
 } buf;
 
-static void setup_ctx(const struct verbs_device_ops *ops)
-{
-	struct efa_alloc_ucontext_resp uresp;
-	struct efa_query_device_ex_resp dresp;
-
-	efa_fixture_init(&fx, ops);
-	efa_fixture_ucontext_resp(&uresp);
-	efa_fixture_query_device_resp(&dresp);
-	ck_assert_int_eq(efa_ucontext_resp_parse(fx.ctx, &uresp), 0);
-	ck_assert_int_eq(efa_device_limits_parse(fx.ctx, &dresp,
-						 sizeof(dresp.ibv_resp)), 0);
-	memset(&buf, POISON, sizeof(buf));
-}
-
 static void setup(void)
 {
-	setup_ctx(&efa_dev_ops);
+	efa_fixture_open(&fx);
+	memset(&buf, SEFA_POISON, sizeof(buf));
 }
 
 static void teardown(void)
 {
-	efa_fixture_fini(&fx);
+	efa_fixture_close(&fx);
 }
 
 static int query(uint32_t inlen)
 {
 	return efadv_query_device(&fx.ctx->ibvctx.context, &buf.attr, inlen);
-}
-
-static void assert_poisoned(size_t from, size_t to)
-{
-	for (size_t i = from; i < to; i++)
-		ck_assert_msg(buf.bytes[i] == POISON, "byte %zu written", i);
-}
-
-static void assert_zero(size_t from, size_t to)
-{
-	for (size_t i = from; i < to; i++)
-		ck_assert_msg(buf.bytes[i] == 0, "byte %zu not zeroed", i);
 }
 
 static void assert_base_fields(void)
@@ -100,7 +75,7 @@ START_TEST(test_too_short)
 
 	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 		ck_assert_int_eq(query(lens[i]), EINVAL);
-		assert_poisoned(0, BUF_LEN);
+		sefa_assert_poisoned(&buf, 0, BUF_LEN);
 	}
 }
 END_TEST
@@ -111,7 +86,7 @@ START_TEST(test_shortest_accepted)
 	ck_assert_int_eq(query(21), 0);
 	ck_assert_uint_eq(buf.attr.max_sq_wr, 4096);
 	ck_assert_uint_eq(buf.attr.inline_buf_size, 32);
-	assert_poisoned(24, BUF_LEN);
+	sefa_assert_poisoned(&buf, 24, BUF_LEN);
 }
 END_TEST
 
@@ -119,7 +94,7 @@ START_TEST(test_v26_layout)
 {
 	ck_assert_int_eq(query(24), 0);
 	assert_base_fields();
-	assert_poisoned(24, BUF_LEN);
+	sefa_assert_poisoned(&buf, 24, BUF_LEN);
 }
 END_TEST
 
@@ -131,7 +106,7 @@ START_TEST(test_caps_without_rdma_size)
 	ck_assert_uint_eq(buf.attr.device_caps,
 			  EFADV_DEVICE_ATTR_CAPS_RNR_RETRY |
 			  EFADV_DEVICE_ATTR_CAPS_CQ_WITH_SGID);
-	assert_poisoned(28, BUF_LEN);
+	sefa_assert_poisoned(&buf, 28, BUF_LEN);
 }
 END_TEST
 
@@ -145,7 +120,7 @@ START_TEST(test_full_layout)
 			  EFADV_DEVICE_ATTR_CAPS_CQ_WITH_SGID |
 			  EFADV_DEVICE_ATTR_CAPS_RDMA_WRITE);
 	ck_assert_uint_eq(buf.attr.max_rdma_size, 1U << 30);
-	assert_poisoned(32, BUF_LEN);
+	sefa_assert_poisoned(&buf, 32, BUF_LEN);
 }
 END_TEST
 
@@ -155,8 +130,8 @@ START_TEST(test_longer_struct)
 	ck_assert_int_eq(query(40), 0);
 	assert_base_fields();
 	ck_assert_uint_eq(buf.attr.max_rdma_size, 1U << 30);
-	assert_zero(32, 40);
-	assert_poisoned(40, BUF_LEN);
+	sefa_assert_zeroed(&buf, 32, 40);
+	sefa_assert_poisoned(&buf, 40, BUF_LEN);
 }
 END_TEST
 
@@ -168,19 +143,16 @@ START_TEST(test_no_device_caps)
 }
 END_TEST
 
-static const struct verbs_device_ops other_dev_ops = {
-	.name = "other",
-};
-
 static void setup_other(void)
 {
-	setup_ctx(&other_dev_ops);
+	setup();
+	fx.vdev.ops = &efa_other_dev_ops;
 }
 
 START_TEST(test_not_efa_device)
 {
 	ck_assert_int_eq(query(sizeof(struct efadv_device_attr)), EOPNOTSUPP);
-	assert_poisoned(0, BUF_LEN);
+	sefa_assert_poisoned(&buf, 0, BUF_LEN);
 }
 END_TEST
 

@@ -52,18 +52,20 @@ static void mr_init(struct efa_mr *mr, struct ibv_pd *p, uint32_t lkey,
 
 static void setup(void)
 {
-	struct ibv_qp_cap cap = {
-		.max_send_wr = 8, .max_recv_wr = 4,
-		.max_send_sge = 1, .max_recv_sge = 1,
+	const struct efa_fake_dp_attr attr = {
+		.qp_type = IBV_QPT_RC,
+		.qpn = QPN,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.device_caps = SEFA_QUERY_DEVICE_CAPS_RC |
+			       SEFA_QUERY_DEVICE_CAPS_INDIRECT_MR,
+		.cq_entries = 64,
+		.cqe_size = EFA_IO_CQE_EX_SIZE,
+		.wc_flags = IBV_WC_STANDARD_FLAGS,
 	};
 	struct efa_qp *qp;
 
-	efa_fixture_open(&fx);
-	fx.ctx->device_caps |= SEFA_QUERY_DEVICE_CAPS_RC |
-			       SEFA_QUERY_DEVICE_CAPS_INDIRECT_MR;
-	efa_fake_cq_init(&fx, &fc, 1, 64, EFA_IO_CQE_EX_SIZE,
-			 IBV_WC_STANDARD_FLAGS);
-	efa_fake_qp_init(&fx, &fq, &fc, IBV_QPT_RC, &cap, QPN, 0, 0);
+	efa_fake_dp_open(&fx, &fc, &fq, &attr);
 	pd.context = other_pd.context = &fx.ctx->ibvctx.context;
 	efa_fake_ibvqp(&fq)->pd = &pd;
 
@@ -90,9 +92,7 @@ static void teardown(void)
 {
 	free(fq.qp->umr.klms);
 	fq.qp->umr.mr = NULL;
-	efa_fake_qp_fini(&fx, &fq);
-	efa_fake_cq_fini(&fc);
-	efa_fixture_close(&fx);
+	efa_fake_dp_close(&fx, &fc, &fq);
 }
 
 static struct ibv_exp_send_wr umr_wr(enum ibv_exp_wr_opcode op, uint32_t n)
@@ -241,21 +241,6 @@ START_TEST(test_fill_refused)
 }
 END_TEST
 
-static void write_cqe(uint32_t idx, uint16_t req_id, uint8_t op)
-{
-	struct efa_io_rx_cdesc_ex c = {
-		.base.common = {
-			.req_id = req_id,
-			.flags = EFA_IO_SEND_QUEUE
-					 << EFA_IO_CDESC_COMMON_Q_TYPE_SHIFT |
-				 op << EFA_IO_CDESC_COMMON_OP_TYPE_SHIFT,
-			.qp_num = QPN,
-		},
-	};
-
-	efa_fake_cq_write(&fc, 0, idx, &c, 1);
-}
-
 START_TEST(test_umr_completion)
 {
 	struct ibv_exp_send_wr wr = umr_wr(IBV_EXP_WR_UMR_FILL, 2);
@@ -265,8 +250,8 @@ START_TEST(test_umr_completion)
 	ck_assert_int_eq(post(&wr), 0);
 	wr.wr_id = 0xdef;
 	ck_assert_int_eq(post(&wr), 0);
-	write_cqe(0, 0, EFA_IO_UMR);
-	write_cqe(1, 1, EFA_IO_UMR);
+	efa_fake_complete(&fc, &fq, EFA_IO_SEND_QUEUE, 0, EFA_IO_UMR, 0);
+	efa_fake_complete(&fc, &fq, EFA_IO_SEND_QUEUE, 1, EFA_IO_UMR, 0);
 
 	ck_assert_int_eq(efa_poll_cq(&fc.cq->verbs_cq.cq, 1, &wc), 1);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
@@ -289,8 +274,6 @@ START_TEST(test_umr_completion)
 					 sizeof(xwc[0])), 0);
 }
 END_TEST
-
-static const struct verbs_device_ops other_dev_ops = { .name = "other" };
 
 /* Each call refuses, before looking at anything else. */
 static void expect_refused(void)
@@ -316,7 +299,7 @@ static void expect_refused(void)
 	errno = 0;
 	ck_assert_ptr_null(ibv_exp_create_qp(ibvctx, &qa));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
-	if (fx.vdev.ops == &other_dev_ops) {
+	if (fx.vdev.ops == &efa_other_dev_ops) {
 		struct ibv_exp_send_wr wr = umr_wr(IBV_EXP_WR_UMR_INVALIDATE, 0);
 		struct ibv_exp_wc wc;
 
@@ -329,7 +312,7 @@ static void expect_refused(void)
 
 START_TEST(test_other_driver)
 {
-	fx.vdev.ops = &other_dev_ops;
+	fx.vdev.ops = &efa_other_dev_ops;
 	expect_refused();
 	fx.vdev.ops = &efa_dev_ops;
 }

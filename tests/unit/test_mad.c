@@ -3,26 +3,24 @@
  * The MAD API without a kernel: send buffer geometry as
  * ib_create_send_mad() lays it out, the class tables, the registration
  * rules, and the umad ABI as the library speaks it, against a sysfs tree
- * in a temporary directory and ioctl(), read(), write() and poll()
- * defined here, which play ib_umad for the files of that tree's /dev.
+ * in a temporary directory and a fake kernel (efa_fake_kernel.h) that
+ * plays ib_umad for the files of that tree's /dev.
  */
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <check.h>
 #include <rdma/ib_user_mad.h>
 
+#include "efa_fake_kernel.h"
 #include "efa_fixture.h"
 #include "check_main.h"
 
@@ -72,33 +70,22 @@ static struct {
 	struct msg *arrives;		/* queued by the next poll */
 } kern;
 
-static bool fake_fd(int fd)
+static bool kern_owns(int fd)
 {
 	struct stat st;
 
-	return fd >= 0 && !syscall(SYS_fstat, fd, &st) &&
+	return fd >= 0 && !fstat(fd, &st) &&
 	       (st.st_ino == dev_ino[0] || st.st_ino == dev_ino[1]);
 }
 
-int ioctl(int fd, unsigned long req, ...)
+static int kern_ioctl(int fd, unsigned long req, void *arg)
 {
-	va_list ap;
-	void *arg;
-
-	va_start(ap, req);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-
-	if (!fake_fd(fd))
-		return syscall(SYS_ioctl, fd, req, arg);
 	switch (req) {
 	case IB_USER_MAD_REGISTER_AGENT2:
 		kern.reg_calls++;
 		kern.reg = *(struct ib_user_mad_reg_req2 *)arg;
-		if (kern.reg_err) {
-			errno = kern.reg_err;
-			return -1;
-		}
+		if (kern.reg_err)
+			return -kern.reg_err;
 		((struct ib_user_mad_reg_req2 *)arg)->id = AGENT_ID;
 		return 0;
 	case IB_USER_MAD_UNREGISTER_AGENT:
@@ -106,19 +93,14 @@ int ioctl(int fd, unsigned long req, ...)
 		kern.unreg_id = *(uint32_t *)arg;
 		return 0;
 	}
-	errno = ENOTTY;
-	return -1;
+	return -ENOTTY;
 }
 
-ssize_t write(int fd, const void *buf, size_t count)
+static ssize_t kern_write(int fd, const void *buf, size_t count)
 {
-	if (!fake_fd(fd))
-		return syscall(SYS_write, fd, buf, count);
 	kern.writes++;
-	if (kern.write_err) {
-		errno = kern.write_err;
-		return -1;
-	}
+	if (kern.write_err)
+		return -kern.write_err;
 	free(kern.sent);
 	kern.sent = malloc(count);
 	ck_assert_ptr_nonnull(kern.sent);
@@ -131,30 +113,21 @@ ssize_t write(int fd, const void *buf, size_t count)
  * longer message that does not fit stays queued, ENOSPC, with its length
  * in the header.
  */
-ssize_t read(int fd, void *buf, size_t count)
+static ssize_t kern_read(int fd, void *buf, size_t count)
 {
 	struct ib_user_mad_hdr *hdr = buf;
 	struct msg *m = kern.queue;
 
-	if (!fake_fd(fd))
-		return syscall(SYS_read, fd, buf, count);
-	if (kern.read_err) {
-		errno = kern.read_err;
-		return -1;
-	}
-	if (!m) {
-		errno = EAGAIN;
-		return -1;
-	}
-	if (count < UMAD_HDR + (m->len < 256 ? m->len : 256)) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (kern.read_err)
+		return -kern.read_err;
+	if (!m)
+		return -EAGAIN;
+	if (count < UMAD_HDR + (m->len < 256 ? m->len : 256))
+		return -EINVAL;
 	if (count < UMAD_HDR + m->len) {
 		memcpy(buf, m->data, UMAD_HDR + 256);
 		hdr->length = UMAD_HDR + m->len;
-		errno = ENOSPC;
-		return -1;
+		return -ENOSPC;
 	}
 	count = UMAD_HDR + m->len;
 	memcpy(buf, m->data, count);
@@ -163,28 +136,28 @@ ssize_t read(int fd, void *buf, size_t count)
 	return count;
 }
 
-/* glibc declares fds write-only, which it is not. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-int poll(struct pollfd *fds, nfds_t nfds, int timeout)
+static int kern_poll(struct pollfd *pfd, int timeout)
 {
-	if (nfds != 1 || !fake_fd(fds->fd))
-		return syscall(SYS_poll, fds, nfds, timeout);
 	kern.polls++;
-	if (kern.poll_err) {
-		errno = kern.poll_err;
-		return -1;
-	}
+	if (kern.poll_err)
+		return -kern.poll_err;
 	if (kern.arrives) {
 		kern.arrives->next = kern.queue;
 		kern.queue = kern.arrives;
 		kern.arrives = NULL;
 	}
 	/* nothing comes: the wait ends at once */
-	fds->revents = kern.queue ? POLLIN : 0;
+	pfd->revents = kern.queue ? POLLIN : 0;
 	return !!kern.queue;
 }
-#pragma GCC diagnostic pop
+
+static const struct efa_fake_kernel kernel = {
+	.owns = kern_owns,
+	.ioctl = kern_ioctl,
+	.read = kern_read,
+	.write = kern_write,
+	.poll = kern_poll,
+};
 
 static struct msg *msg_new(size_t len, const struct ib_user_mad_hdr *hdr,
 			   uint8_t seed)
@@ -264,6 +237,7 @@ static void setup(void)
 	dev_ino[1] = put_dev(3);
 
 	memset(&kern, 0, sizeof(kern));
+	efa_fake_kernel_set(&kernel);
 	efa_fixture_open(&fx);
 }
 
@@ -272,6 +246,7 @@ static void teardown(void)
 	char cmd[128];
 
 	efa_fixture_close(&fx);
+	efa_fake_kernel_set(NULL);
 	free(kern.sent);
 	while (kern.queue) {
 		struct msg *m = kern.queue;
@@ -745,11 +720,9 @@ START_TEST(test_register_lookup)
 }
 END_TEST
 
-static const struct verbs_device_ops other_dev_ops = { .name = "other" };
-
 START_TEST(test_register_other_driver)
 {
-	fx.vdev.ops = &other_dev_ops;
+	fx.vdev.ops = &efa_other_dev_ops;
 	errno = 0;
 	ck_assert_ptr_null(efadv_register_mad_agent(&fx.ctx->ibvctx.context, 1,
 						    EFADV_MAD_QPT_GSI, NULL,

@@ -21,60 +21,51 @@ static struct efa_fixture fx;
 static struct efa_fake_cq fc;
 static struct efa_fake_qp fq;
 static char buf[64];
+static struct ibv_sge sge = { .length = 64, .lkey = 1 };
 
-static void setup_cq(uint16_t num_sub_cqs, uint32_t entries,
-		     uint32_t cqe_size)
+static void setup_cq(uint16_t num_sub_cqs, uint32_t cqe_size)
 {
-	struct ibv_qp_cap cap = {
-		.max_send_wr = 8, .max_recv_wr = 8,
-		.max_send_sge = 1, .max_recv_sge = 1,
+	const struct efa_fake_dp_attr attr = {
+		.qp_type = IBV_QPT_DRIVER,
+		.qpn = QPN,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_all = 1,
+		.num_sub_cqs = num_sub_cqs,
+		.cq_entries = 4,
+		.cqe_size = cqe_size,
+		.wc_flags = IBV_WC_STANDARD_FLAGS,
 	};
 
-	efa_fixture_open(&fx);
-	efa_fake_cq_init(&fx, &fc, num_sub_cqs, entries, cqe_size,
-			 IBV_WC_STANDARD_FLAGS);
-	efa_fake_qp_init(&fx, &fq, &fc, IBV_QPT_DRIVER, &cap, QPN, 0, 1);
+	efa_fake_dp_open(&fx, &fc, &fq, &attr);
+	sge.addr = (uintptr_t)buf;
 }
 
 static void setup(void)
 {
-	setup_cq(1, 4, EFA_IO_CQE_SIZE);
+	setup_cq(1, EFA_IO_CQE_SIZE);
 }
 
 static void setup_sub_cqs(void)
 {
-	setup_cq(3, 4, EFA_IO_CQE_SIZE);
+	setup_cq(3, EFA_IO_CQE_SIZE);
 }
 
 static void setup_sgid(void)
 {
-	setup_cq(1, 4, EFA_IO_CQE_EX_SIZE);
+	setup_cq(1, EFA_IO_CQE_EX_SIZE);
 }
 
 static void teardown(void)
 {
-	efa_fake_qp_fini(&fx, &fq);
-	efa_fake_cq_fini(&fc);
-	efa_fixture_close(&fx);
+	efa_fake_dp_close(&fx, &fc, &fq);
 }
 
+/* The device's entry for request req_id of the QP's queue q. */
 static struct efa_io_rx_cdesc_ex cqe(uint16_t req_id, enum efa_io_queue_type q,
 				     uint8_t status)
 {
-	return (struct efa_io_rx_cdesc_ex){
-		.base.common = {
-			.req_id = req_id,
-			.status = status,
-			.flags = q << EFA_IO_CDESC_COMMON_Q_TYPE_SHIFT,
-			.qp_num = QPN,
-		},
-	};
-}
-
-static void write_cqe(uint16_t sub_cq, uint32_t idx,
-		      struct efa_io_rx_cdesc_ex c, uint8_t phase)
-{
-	efa_fake_cq_write(&fc, sub_cq, idx, &c, phase);
+	return efa_fake_cqe(&fq, q, req_id, 0, status);
 }
 
 static uint16_t next_req_id(void)
@@ -89,18 +80,18 @@ START_TEST(test_phase_and_wrap)
 {
 	/* zeroed ring: phase 0 entries are the device's */
 	ck_assert_ptr_null(efa_cq_next_cqe(fc.cq));
-	write_cqe(0, 0, cqe(10, EFA_IO_SEND_QUEUE, 0), 0);
+	efa_fake_cq_write(&fc, 0, 0, cqe(10, EFA_IO_SEND_QUEUE, 0), 0);
 	ck_assert_ptr_null(efa_cq_next_cqe(fc.cq));
 
 	for (uint32_t i = 0; i < 4; i++)
-		write_cqe(0, i, cqe(i, EFA_IO_SEND_QUEUE, 0), 1);
+		efa_fake_cq_write(&fc, 0, i, cqe(i, EFA_IO_SEND_QUEUE, 0), 1);
 	for (uint32_t i = 0; i < 4; i++)
 		ck_assert_uint_eq(next_req_id(), i);
 	ck_assert_uint_eq(fc.cq->cc, 4);
 
 	/* second lap: last lap's phase is stale */
 	ck_assert_ptr_null(efa_cq_next_cqe(fc.cq));
-	write_cqe(0, 0, cqe(20, EFA_IO_SEND_QUEUE, 0), 0);
+	efa_fake_cq_write(&fc, 0, 0, cqe(20, EFA_IO_SEND_QUEUE, 0), 0);
 	ck_assert_uint_eq(next_req_id(), 20);
 	ck_assert_ptr_null(efa_cq_next_cqe(fc.cq));
 }
@@ -115,12 +106,13 @@ START_TEST(test_sub_cq_round_robin)
 	ck_assert_int_eq(efa_cq_activate_sub_cq(fc.cq, 3), EINVAL);
 	ck_assert_uint_eq(fc.cq->num_active, 3);
 
-	write_cqe(0, 0, cqe(0x00, EFA_IO_SEND_QUEUE, 0), 1);
-	write_cqe(0, 1, cqe(0x01, EFA_IO_SEND_QUEUE, 0), 1);
-	write_cqe(0, 2, cqe(0x02, EFA_IO_SEND_QUEUE, 0), 1);
-	write_cqe(1, 0, cqe(0x10, EFA_IO_SEND_QUEUE, 0), 1);
-	write_cqe(2, 0, cqe(0x20, EFA_IO_SEND_QUEUE, 0), 1);
-	write_cqe(2, 1, cqe(0x21, EFA_IO_SEND_QUEUE, 0), 0);	/* stale */
+	efa_fake_cq_write(&fc, 0, 0, cqe(0x00, EFA_IO_SEND_QUEUE, 0), 1);
+	efa_fake_cq_write(&fc, 0, 1, cqe(0x01, EFA_IO_SEND_QUEUE, 0), 1);
+	efa_fake_cq_write(&fc, 0, 2, cqe(0x02, EFA_IO_SEND_QUEUE, 0), 1);
+	efa_fake_cq_write(&fc, 1, 0, cqe(0x10, EFA_IO_SEND_QUEUE, 0), 1);
+	efa_fake_cq_write(&fc, 2, 0, cqe(0x20, EFA_IO_SEND_QUEUE, 0), 1);
+	/* stale */
+	efa_fake_cq_write(&fc, 2, 1, cqe(0x21, EFA_IO_SEND_QUEUE, 0), 0);
 
 	/* each sub-CQ gets its turn, however busy the others are */
 	ck_assert_uint_eq(next_req_id(), 0x00);
@@ -131,7 +123,7 @@ START_TEST(test_sub_cq_round_robin)
 	ck_assert_ptr_null(efa_cq_next_cqe(fc.cq));
 	ck_assert_uint_eq(fc.cq->cc, 5);
 
-	write_cqe(2, 1, cqe(0x21, EFA_IO_SEND_QUEUE, 0), 1);
+	efa_fake_cq_write(&fc, 2, 1, cqe(0x21, EFA_IO_SEND_QUEUE, 0), 1);
 	ck_assert_uint_eq(next_req_id(), 0x21);
 }
 END_TEST
@@ -139,25 +131,14 @@ END_TEST
 /* The device writes only sub-CQs that a QP completes into. */
 START_TEST(test_sub_cq_inactive)
 {
-	write_cqe(1, 0, cqe(0x10, EFA_IO_SEND_QUEUE, 0), 1);
-	write_cqe(0, 0, cqe(0x00, EFA_IO_SEND_QUEUE, 0), 1);
+	efa_fake_cq_write(&fc, 1, 0, cqe(0x10, EFA_IO_SEND_QUEUE, 0), 1);
+	efa_fake_cq_write(&fc, 0, 0, cqe(0x00, EFA_IO_SEND_QUEUE, 0), 1);
 	ck_assert_uint_eq(next_req_id(), 0x00);
 	ck_assert_ptr_null(efa_cq_next_cqe(fc.cq));
 	ck_assert_int_eq(efa_cq_activate_sub_cq(fc.cq, 1), 0);
 	ck_assert_uint_eq(next_req_id(), 0x10);
 }
 END_TEST
-
-static void post_recv(uint64_t wr_id)
-{
-	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64,
-			       .lkey = 1 };
-	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
-				  .num_sge = 1 };
-	struct ibv_recv_wr *bad;
-
-	ck_assert_int_eq(efa_post_recv(efa_fake_ibvqp(&fq), &wr, &bad), 0);
-}
 
 static uint16_t post_send(uint64_t wr_id)
 {
@@ -173,16 +154,16 @@ START_TEST(test_poll_wc)
 	struct ibv_wc wc[4];
 	uint16_t sreq;
 
-	post_recv(100);
+	ck_assert_int_eq(efa_fake_post_recv(&fq, 100, &sge, 1), 0);
 	sreq = post_send(200);
 	rx.base.common.flags |= EFA_IO_CDESC_COMMON_HAS_IMM;
 	rx.base.length = 1234;
 	rx.base.ah = EFA_IO_AH_UNKNOWN;
 	rx.base.src_qp_num = 55;
 	rx.base.imm = 0x01020304;
-	write_cqe(0, 0, rx, 1);
+	efa_fake_cq_push(&fc, rx);
 	tx = cqe(sreq, EFA_IO_SEND_QUEUE, EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR);
-	write_cqe(0, 1, tx, 1);
+	efa_fake_cq_push(&fc, tx);
 
 	memset(wc, 0xee, sizeof(wc));
 	ck_assert_int_eq(efa_poll_cq(&fc.cq->verbs_cq.cq, 4, wc), 2);
@@ -224,7 +205,7 @@ START_TEST(test_poll_rdma_read)
 
 	tx.base.common.flags |= EFA_IO_RDMA_READ
 				<< EFA_IO_CDESC_COMMON_OP_TYPE_SHIFT;
-	write_cqe(0, 0, tx, 1);
+	efa_fake_cq_push(&fc, tx);
 	ck_assert_int_eq(efa_poll_cq(&fc.cq->verbs_cq.cq, 1, &wc), 1);
 	ck_assert_int_eq(wc.opcode, IBV_WC_SEND);
 	ck_assert_uint_eq(wc.wr_id, 7);
@@ -240,15 +221,15 @@ START_TEST(test_poll_rdma_write)
 
 	tx.base.common.flags |= EFA_IO_RDMA_WRITE
 				<< EFA_IO_CDESC_COMMON_OP_TYPE_SHIFT;
-	write_cqe(0, 0, tx, 1);
-	post_recv(9);
+	efa_fake_cq_push(&fc, tx);
+	ck_assert_int_eq(efa_fake_post_recv(&fq, 9, &sge, 1), 0);
 	rx.base.common.flags |= EFA_IO_CDESC_COMMON_HAS_IMM |
 				EFA_IO_RDMA_WRITE
 					<< EFA_IO_CDESC_COMMON_OP_TYPE_SHIFT;
 	rx.base.length = 0x5678;
 	rx.base.imm = 3;
 	rx.u.rdma_write.length_hi = 0x1234;
-	write_cqe(0, 1, rx, 1);
+	efa_fake_cq_push(&fc, rx);
 
 	ck_assert_int_eq(efa_poll_cq(&fc.cq->verbs_cq.cq, 2, wc), 2);
 	ck_assert_int_eq(wc[0].opcode, IBV_WC_RDMA_WRITE);
@@ -267,11 +248,11 @@ START_TEST(test_poll_send_len_16)
 	struct efa_io_rx_cdesc_ex rx = cqe(0, EFA_IO_RECV_QUEUE, 0);
 	struct ibv_wc wc;
 
-	post_recv(1);
+	ck_assert_int_eq(efa_fake_post_recv(&fq, 1, &sge, 1), 0);
 	rx.base.length = 8928;
 	rx.base.ah = EFA_IO_AH_UNKNOWN;
 	memset(rx.u.src_addr, 0xfe, sizeof(rx.u.src_addr));
-	write_cqe(0, 0, rx, 1);
+	efa_fake_cq_push(&fc, rx);
 	ck_assert_int_eq(efa_poll_cq(&fc.cq->verbs_cq.cq, 1, &wc), 1);
 	ck_assert_int_eq(wc.opcode, IBV_WC_RECV);
 	ck_assert_uint_eq(wc.byte_len, 8928);
@@ -287,13 +268,13 @@ START_TEST(test_poll_unknown_qp)
 
 	/* same table slot, other QP number */
 	other.base.common.qp_num = QPN + 0x100;
-	write_cqe(0, 0, other, 1);
+	efa_fake_cq_push(&fc, other);
 	ck_assert_int_eq(efa_poll_cq(&fc.cq->verbs_cq.cq, 2, wc), -EINVAL);
 	/* consumed, and the device told so */
 	ck_assert_uint_eq(fc.db, 1);
 
-	write_cqe(0, 1, good, 1);
-	write_cqe(0, 2, other, 1);
+	efa_fake_cq_push(&fc, good);
+	efa_fake_cq_push(&fc, other);
 	ck_assert_int_eq(efa_poll_cq(&fc.cq->verbs_cq.cq, 2, wc), 1);
 	ck_assert_uint_eq(wc[0].wr_id, 1);
 }
@@ -304,9 +285,9 @@ START_TEST(test_poll_bad_req_id)
 {
 	struct ibv_wc wc;
 
-	write_cqe(0, 0, cqe(3, EFA_IO_SEND_QUEUE, 0), 1);
+	efa_fake_cq_push(&fc, cqe(3, EFA_IO_SEND_QUEUE, 0));
 	ck_assert_int_eq(efa_poll_cq(&fc.cq->verbs_cq.cq, 1, &wc), -EINVAL);
-	write_cqe(0, 1, cqe(0xffff, EFA_IO_RECV_QUEUE, 0), 1);
+	efa_fake_cq_push(&fc, cqe(0xffff, EFA_IO_RECV_QUEUE, 0));
 	ck_assert_int_eq(efa_poll_cq(&fc.cq->verbs_cq.cq, 1, &wc), -EINVAL);
 	ck_assert_uint_eq(fq.qp->sq.wq.wrid_idx_pool_next, 0);
 }
@@ -321,12 +302,12 @@ START_TEST(test_poll_ex)
 	ck_assert_int_eq(ibv_start_poll(cqx, &attr), ENOENT);
 	ck_assert_uint_eq(fc.db, 0);
 
-	post_recv(300);
+	ck_assert_int_eq(efa_fake_post_recv(&fq, 300, &sge, 1), 0);
 	rx.base.length = 77;
 	rx.base.ah = 3;
 	rx.base.src_qp_num = 66;
-	write_cqe(0, 0, rx, 1);
-	write_cqe(0, 1, cqe(post_send(400), EFA_IO_SEND_QUEUE, 14), 1);
+	efa_fake_cq_push(&fc, rx);
+	efa_fake_cq_push(&fc, cqe(post_send(400), EFA_IO_SEND_QUEUE, 14));
 
 	ck_assert_int_eq(ibv_start_poll(cqx, &attr), 0);
 	ck_assert_uint_eq(cqx->wr_id, 300);
@@ -364,10 +345,10 @@ START_TEST(test_poll_ex_imm)
 	struct ibv_poll_cq_attr attr = {};
 	struct efa_io_rx_cdesc_ex rx = cqe(0, EFA_IO_RECV_QUEUE, 0);
 
-	post_recv(1);
+	ck_assert_int_eq(efa_fake_post_recv(&fq, 1, &sge, 1), 0);
 	rx.base.common.flags |= EFA_IO_CDESC_COMMON_HAS_IMM;
 	rx.base.imm = 0xa0b0c0d0;
-	write_cqe(0, 0, rx, 1);
+	efa_fake_cq_push(&fc, rx);
 	ck_assert_int_eq(ibv_start_poll(cqx, &attr), 0);
 	ck_assert_uint_eq(ibv_wc_read_wc_flags(cqx), IBV_WC_WITH_IMM);
 	ck_assert_uint_eq(ibv_wc_read_imm_data(cqx), htobe32(0xa0b0c0d0));
@@ -384,14 +365,14 @@ START_TEST(test_read_sgid)
 	struct ibv_poll_cq_attr attr = {};
 	union ibv_gid sgid;
 
-	post_recv(1);
-	post_recv(2);
+	ck_assert_int_eq(efa_fake_post_recv(&fq, 1, &sge, 1), 0);
+	ck_assert_int_eq(efa_fake_post_recv(&fq, 2, &sge, 1), 0);
 	rx.base.ah = EFA_IO_AH_UNKNOWN;
 	memcpy(rx.u.src_addr, gid, sizeof(gid));
-	write_cqe(0, 0, rx, 1);
+	efa_fake_cq_push(&fc, rx);
 	rx.base.common.req_id = 1;
 	rx.base.ah = 12;
-	write_cqe(0, 1, rx, 1);
+	efa_fake_cq_push(&fc, rx);
 
 	ck_assert_uint_eq(dv->comp_mask, 0);
 	ck_assert_int_eq(ibv_start_poll(cqx, &attr), 0);
@@ -410,8 +391,8 @@ START_TEST(test_read_sgid_small_cqe)
 	struct ibv_poll_cq_attr attr = {};
 	union ibv_gid sgid;
 
-	post_recv(1);
-	write_cqe(0, 0, cqe(0, EFA_IO_RECV_QUEUE, 0), 1);
+	ck_assert_int_eq(efa_fake_post_recv(&fq, 1, &sge, 1), 0);
+	efa_fake_cq_push(&fc, cqe(0, EFA_IO_RECV_QUEUE, 0));
 	ck_assert_int_eq(ibv_start_poll(cqx, &attr), 0);
 	ck_assert_int_eq(efadv_wc_read_sgid(&fc.cq->dv_cq, &sgid),
 			 -EOPNOTSUPP);
@@ -452,7 +433,7 @@ START_TEST(test_arm)
 	struct ibv_cq *ibvcq = &fc.cq->verbs_cq.cq;
 	struct ibv_wc wc;
 
-	write_cqe(0, 0, cqe(post_send(1), EFA_IO_SEND_QUEUE, 0), 1);
+	efa_fake_cq_push(&fc, cqe(post_send(1), EFA_IO_SEND_QUEUE, 0));
 	ck_assert_int_eq(efa_poll_cq(ibvcq, 1, &wc), 1);
 
 	ck_assert_int_eq(efa_arm_cq(ibvcq, 0), 0);

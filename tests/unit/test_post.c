@@ -22,20 +22,21 @@ static struct efa_ah ah;
 static char buf[64];
 static struct ibv_sge sge = { .length = 8, .lkey = 1 };
 
-static const struct ibv_qp_cap caps = {
-	.max_send_wr = 32,
-	.max_recv_wr = 4,
-	.max_send_sge = 1,
-	.max_recv_sge = 1,
-};
-
 static void setup_qp(int sq_sig_all)
 {
-	efa_fixture_open(&fx);
-	efa_fake_cq_init(&fx, &fc, 1, 64, EFA_IO_CQE_SIZE, 0);
-	efa_fake_qp_init(&fx, &fq, &fc, IBV_QPT_UD, &caps, QPN,
-			 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM,
-			 sq_sig_all);
+	const struct efa_fake_dp_attr attr = {
+		.qp_type = IBV_QPT_UD,
+		.qpn = QPN,
+		.cap = { .max_send_wr = 32, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.send_ops_flags = IBV_QP_EX_WITH_SEND |
+				  IBV_QP_EX_WITH_SEND_WITH_IMM,
+		.sq_sig_all = sq_sig_all,
+		.cq_entries = 64,
+		.cqe_size = EFA_IO_CQE_SIZE,
+	};
+
+	efa_fake_dp_open(&fx, &fc, &fq, &attr);
 	efa_fake_ah_init(&fx, &ah, 1);
 	sge.addr = (uintptr_t)buf;
 }
@@ -52,9 +53,7 @@ static void setup_sig_all(void)
 
 static void teardown(void)
 {
-	efa_fake_qp_fini(&fx, &fq);
-	efa_fake_cq_fini(&fc);
-	efa_fixture_close(&fx);
+	efa_fake_dp_close(&fx, &fc, &fq);
 }
 
 static struct ibv_send_wr send_wr(uint64_t wr_id)
@@ -256,34 +255,23 @@ START_TEST(test_reset_indices)
 }
 END_TEST
 
-static struct ibv_recv_wr recv_wr(uint64_t wr_id)
-{
-	return (struct ibv_recv_wr){ .wr_id = wr_id, .sg_list = &sge,
-				     .num_sge = 1 };
-}
-
-static int post_recv(struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
-{
-	*bad = NULL;
-	return efa_post_recv(efa_fake_ibvqp(&fq), wr, bad);
-}
-
+/*
+ * Receives wait for INIT and stop in ERR; efa_fake_post_recv() checks that
+ * one refused is named as the bad WR.
+ */
 START_TEST(test_recv_state)
 {
-	struct ibv_recv_wr wr = recv_wr(1), *bad;
-
 	efa_fake_ibvqp(&fq)->state = IBV_QPS_RESET;
-	ck_assert_int_eq(post_recv(&wr, &bad), EINVAL);
-	ck_assert_ptr_eq(bad, &wr);
+	ck_assert_int_eq(efa_fake_post_recv(&fq, 1, &sge, 1), EINVAL);
 	efa_fake_ibvqp(&fq)->state = IBV_QPS_ERR;
-	ck_assert_int_eq(post_recv(&wr, &bad), EINVAL);
+	ck_assert_int_eq(efa_fake_post_recv(&fq, 1, &sge, 1), EINVAL);
 	ck_assert_uint_eq(fq.rq_db, 0);
 
 	/* receives may be posted before the QP can send */
 	efa_fake_ibvqp(&fq)->state = IBV_QPS_INIT;
-	ck_assert_int_eq(post_recv(&wr, &bad), 0);
+	ck_assert_int_eq(efa_fake_post_recv(&fq, 1, &sge, 1), 0);
 	efa_fake_ibvqp(&fq)->state = IBV_QPS_RTR;
-	ck_assert_int_eq(post_recv(&wr, &bad), 0);
+	ck_assert_int_eq(efa_fake_post_recv(&fq, 1, &sge, 1), 0);
 	ck_assert_uint_eq(fq.rq_db, 2);
 }
 END_TEST
@@ -291,13 +279,9 @@ END_TEST
 START_TEST(test_recv_sges)
 {
 	struct ibv_sge two[2] = { sge, sge };
-	struct ibv_recv_wr wr = recv_wr(1), *bad;
 
-	wr.sg_list = two;
-	wr.num_sge = 2;
-	ck_assert_int_eq(post_recv(&wr, &bad), EINVAL);
-	wr.num_sge = 0;
-	ck_assert_int_eq(post_recv(&wr, &bad), EINVAL);
+	ck_assert_int_eq(efa_fake_post_recv(&fq, 1, two, 2), EINVAL);
+	ck_assert_int_eq(efa_fake_post_recv(&fq, 1, two, 0), EINVAL);
 	ck_assert_uint_eq(fq.rq_db, 0);
 }
 END_TEST
@@ -307,11 +291,13 @@ START_TEST(test_recv_full)
 	uint32_t n = fq.geom.rq_wqe_cnt;
 	struct ibv_recv_wr *wrs = calloc(n + 1, sizeof(*wrs)), *bad;
 
-	for (uint32_t i = 0; i <= n; i++) {
-		wrs[i] = recv_wr(i);
-		wrs[i].next = i < n ? &wrs[i + 1] : NULL;
-	}
-	ck_assert_int_eq(post_recv(wrs, &bad), ENOMEM);
+	for (uint32_t i = 0; i <= n; i++)
+		wrs[i] = (struct ibv_recv_wr){
+			.wr_id = i, .sg_list = &sge, .num_sge = 1,
+			.next = i < n ? &wrs[i + 1] : NULL,
+		};
+	ck_assert_int_eq(efa_post_recv(efa_fake_ibvqp(&fq), wrs, &bad),
+			 ENOMEM);
 	ck_assert_ptr_eq(bad, &wrs[n]);
 	ck_assert_uint_eq(fq.rq_db, n);
 	free(wrs);

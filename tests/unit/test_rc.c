@@ -24,30 +24,28 @@ static struct efa_fake_cq fc;
 static struct efa_fake_qp fq;
 static char buf[64];
 static struct ibv_sge sge = { .length = 8, .lkey = 1 };
-static uint32_t cq_idx;			/* next CQ slot the device writes */
 
 static void setup(void)
 {
-	struct ibv_qp_cap cap = {
-		.max_send_wr = 8, .max_recv_wr = 4,
-		.max_send_sge = 2, .max_recv_sge = 1,
+	const struct efa_fake_dp_attr attr = {
+		.qp_type = IBV_QPT_RC,
+		.qpn = QPN,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 4,
+			 .max_send_sge = 2, .max_recv_sge = 1 },
+		.device_caps = SEFA_QUERY_DEVICE_CAPS_RC,
+		.cq_entries = 64,
+		/* a device with RDMA write: 32-byte entries */
+		.cqe_size = EFA_IO_CQE_EX_SIZE,
+		.wc_flags = IBV_WC_STANDARD_FLAGS,
 	};
 
-	cq_idx = 0;
-	efa_fixture_open(&fx);
-	fx.ctx->device_caps |= SEFA_QUERY_DEVICE_CAPS_RC;
-	/* a device with RDMA write: 32-byte entries */
-	efa_fake_cq_init(&fx, &fc, 1, 64, EFA_IO_CQE_EX_SIZE,
-			 IBV_WC_STANDARD_FLAGS);
-	efa_fake_qp_init(&fx, &fq, &fc, IBV_QPT_RC, &cap, QPN, 0, 0);
+	efa_fake_dp_open(&fx, &fc, &fq, &attr);
 	sge.addr = (uintptr_t)buf;
 }
 
 static void teardown(void)
 {
-	efa_fake_qp_fini(&fx, &fq);
-	efa_fake_cq_fini(&fc);
-	efa_fixture_close(&fx);
+	efa_fake_dp_close(&fx, &fc, &fq);
 }
 
 static struct ibv_send_wr wr_of(uint64_t wr_id, enum ibv_wr_opcode opcode,
@@ -69,39 +67,6 @@ static int post1(uint64_t wr_id, enum ibv_wr_opcode opcode,
 	struct ibv_send_wr wr = wr_of(wr_id, opcode, flags), *bad = NULL;
 
 	return efa_post_send(efa_fake_ibvqp(&fq), &wr, &bad);
-}
-
-static int post_recv(struct ibv_sge *sg, int num_sge)
-{
-	struct ibv_recv_wr wr = { .wr_id = 50, .sg_list = sg,
-				  .num_sge = num_sge };
-	struct ibv_recv_wr *bad = NULL;
-
-	return efa_post_recv(efa_fake_ibvqp(&fq), &wr, &bad);
-}
-
-static void write_cqe(uint16_t req_id, enum efa_io_queue_type q, uint8_t op,
-		      uint8_t status)
-{
-	struct efa_io_rx_cdesc_ex c = {
-		.base.common = {
-			.req_id = req_id,
-			.status = status,
-			.flags = q << EFA_IO_CDESC_COMMON_Q_TYPE_SHIFT |
-				 op << EFA_IO_CDESC_COMMON_OP_TYPE_SHIFT,
-			.qp_num = QPN,
-		},
-	};
-
-	efa_fake_cq_write(&fc, 0, cq_idx++, &c, 1);
-}
-
-static void write_rx(struct efa_io_rx_cdesc_ex c)
-{
-	c.base.common.qp_num = QPN;
-	c.base.common.flags |= EFA_IO_RECV_QUEUE
-			       << EFA_IO_CDESC_COMMON_Q_TYPE_SHIFT;
-	efa_fake_cq_write(&fc, 0, cq_idx++, &c, 1);
 }
 
 static int poll_wc(struct ibv_wc *wc, int n)
@@ -148,7 +113,8 @@ START_TEST(test_recv_states)
 		if (!cases[i].err)
 			/* keep the RQ from filling */
 			fq.qp->rq.wq.wrid_idx_pool_next = 0;
-		ck_assert_int_eq(post_recv(&sge, 1), cases[i].err);
+		ck_assert_int_eq(efa_fake_post_recv(&fq, 50, &sge, 1),
+				 cases[i].err);
 	}
 	ck_assert_uint_eq(fq.rq_db, 6);
 }
@@ -202,7 +168,7 @@ START_TEST(test_unsignaled_release)
 	}
 	ck_assert_uint_eq(wq->wrid_idx_pool_next, 4);
 
-	write_cqe(3, EFA_IO_SEND_QUEUE, EFA_IO_SEND, 0);
+	efa_fake_complete(&fc, &fq, EFA_IO_SEND_QUEUE, 3, EFA_IO_SEND, 0);
 	ck_assert_int_eq(poll_wc(wc, 2), 1);
 	ck_assert_uint_eq(wc[0].wr_id, 4);
 	ck_assert_int_eq(wc[0].opcode, IBV_WC_SEND);
@@ -216,7 +182,7 @@ START_TEST(test_unsignaled_release)
 				 0);
 	ck_assert_int_eq(post1(999, IBV_WR_SEND, 0), ENOMEM);
 	ck_assert_uint_eq(fq.llq[3].meta.req_id, 3);
-	write_cqe(3, EFA_IO_SEND_QUEUE, EFA_IO_SEND, 0);
+	efa_fake_complete(&fc, &fq, EFA_IO_SEND_QUEUE, 3, EFA_IO_SEND, 0);
 	ck_assert_int_eq(poll_wc(wc, 2), 1);
 	ck_assert_uint_eq(wc[0].wr_id, 100 + n - 1);
 	ck_assert_uint_eq(wq->wrid_idx_pool_next, 0);
@@ -247,12 +213,12 @@ START_TEST(test_error_and_flush)
 	ck_assert_int_eq(post1(2, IBV_WR_RDMA_WRITE, 0), 0);
 	ck_assert_int_eq(post1(3, IBV_WR_SEND, IBV_SEND_SIGNALED), 0);
 
-	write_cqe(0, EFA_IO_SEND_QUEUE, EFA_IO_RDMA_WRITE,
-		  EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS);
-	write_cqe(1, EFA_IO_SEND_QUEUE, EFA_IO_RDMA_WRITE,
-		  EFA_IO_COMP_STATUS_FLUSHED);
-	write_cqe(2, EFA_IO_SEND_QUEUE, EFA_IO_SEND,
-		  EFA_IO_COMP_STATUS_FLUSHED);
+	efa_fake_complete(&fc, &fq, EFA_IO_SEND_QUEUE, 0, EFA_IO_RDMA_WRITE,
+			  EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS);
+	efa_fake_complete(&fc, &fq, EFA_IO_SEND_QUEUE, 1, EFA_IO_RDMA_WRITE,
+			  EFA_IO_COMP_STATUS_FLUSHED);
+	efa_fake_complete(&fc, &fq, EFA_IO_SEND_QUEUE, 2, EFA_IO_SEND,
+			  EFA_IO_COMP_STATUS_FLUSHED);
 	ck_assert_int_eq(poll_wc(wc, 4), 3);
 	ck_assert_uint_eq(wc[0].wr_id, 1);
 	ck_assert_int_eq(wc[0].status, IBV_WC_REM_ACCESS_ERR);
@@ -279,13 +245,13 @@ START_TEST(test_bad_req_id)
 
 	ck_assert_int_eq(post1(1, IBV_WR_SEND, 0), 0);
 	ck_assert_int_eq(post1(2, IBV_WR_SEND, 0), 0);
-	write_cqe(2, EFA_IO_SEND_QUEUE, EFA_IO_SEND, 0);
+	efa_fake_complete(&fc, &fq, EFA_IO_SEND_QUEUE, 2, EFA_IO_SEND, 0);
 	ck_assert_int_eq(poll_wc(&wc, 1), -EINVAL);
-	write_cqe(0xffff, EFA_IO_SEND_QUEUE, EFA_IO_SEND, 0);
+	efa_fake_complete(&fc, &fq, EFA_IO_SEND_QUEUE, 0xffff, EFA_IO_SEND, 0);
 	ck_assert_int_eq(poll_wc(&wc, 1), -EINVAL);
 	ck_assert_uint_eq(wq->wrid_idx_pool_next, 2);
 	ck_assert_uint_eq(wq->ci, 0);
-	write_cqe(1, EFA_IO_SEND_QUEUE, EFA_IO_SEND, 0);
+	efa_fake_complete(&fc, &fq, EFA_IO_SEND_QUEUE, 1, EFA_IO_SEND, 0);
 	ck_assert_int_eq(poll_wc(&wc, 1), 1);
 	ck_assert_uint_eq(wc.wr_id, 2);
 }
@@ -304,10 +270,12 @@ START_TEST(test_tx_opcodes)
 		ck_assert_int_eq(post1(2, IBV_WR_RDMA_READ,
 				       IBV_SEND_SIGNALED), 0);
 		ck_assert_int_eq(post1(3, IBV_WR_SEND, IBV_SEND_SIGNALED), 0);
-		write_cqe(3 * round, EFA_IO_SEND_QUEUE, EFA_IO_RDMA_WRITE, 0);
-		write_cqe(3 * round + 1, EFA_IO_SEND_QUEUE, EFA_IO_RDMA_READ,
-			  0);
-		write_cqe(3 * round + 2, EFA_IO_SEND_QUEUE, EFA_IO_SEND, 0);
+		efa_fake_complete(&fc, &fq, EFA_IO_SEND_QUEUE, 3 * round,
+				  EFA_IO_RDMA_WRITE, 0);
+		efa_fake_complete(&fc, &fq, EFA_IO_SEND_QUEUE, 3 * round + 1,
+				  EFA_IO_RDMA_READ, 0);
+		efa_fake_complete(&fc, &fq, EFA_IO_SEND_QUEUE, 3 * round + 2,
+				  EFA_IO_SEND, 0);
 		if (!round) {
 			ck_assert_int_eq(poll_wc(wc, 3), 3);
 			ck_assert_int_eq(wc[0].opcode, IBV_WC_RDMA_WRITE);
@@ -337,7 +305,8 @@ START_TEST(test_recv_long)
 	struct ibv_cq_ex *cqx = &fc.cq->verbs_cq.cq_ex;
 	struct ibv_sge big = { .addr = 0x7f0000000000ULL, .length = 0x20001,
 			       .lkey = 0x42 };
-	struct efa_io_rx_cdesc_ex rx = {};
+	struct efa_io_rx_cdesc_ex rx = efa_fake_cqe(&fq, EFA_IO_RECV_QUEUE, 0,
+						    0, 0);
 	struct ibv_poll_cq_attr attr = {};
 	union ibv_gid gid;
 	struct ibv_wc wc;
@@ -347,7 +316,7 @@ START_TEST(test_recv_long)
 	ck_assert_uint_eq(fq.geom.rq_desc_cnt, 16);
 	ck_assert_uint_eq(fq.geom.rq_wqe_cnt, 5);
 
-	ck_assert_int_eq(post_recv(&big, 1), 0);
+	ck_assert_int_eq(efa_fake_post_recv(&fq, 50, &big, 1), 0);
 	ck_assert_uint_eq(fq.rq_db, 3);
 	ck_assert_uint_eq(fq.rq_ring[0].length, 0xffff);
 	ck_assert_uint_eq(fq.rq_ring[0].lkey_ctrl, 0x40000042);
@@ -361,16 +330,16 @@ START_TEST(test_recv_long)
 	ck_assert_uint_eq(fq.rq_ring[2].lkey_ctrl, 0x80000042);
 
 	big.length = 3 * 0xffff + 1;
-	ck_assert_int_eq(post_recv(&big, 1), EINVAL);
+	ck_assert_int_eq(efa_fake_post_recv(&fq, 50, &big, 1), EINVAL);
 	big.length = 0;
-	ck_assert_int_eq(post_recv(&big, 1), 0);
+	ck_assert_int_eq(efa_fake_post_recv(&fq, 50, &big, 1), 0);
 	ck_assert_uint_eq(fq.rq_ring[3].lkey_ctrl, 0xc0000042);
 	ck_assert_uint_eq(fq.rq_db, 4);
 
 	/* a send of 128 KiB + 1: 16 bits in length, the rest in length_hi */
 	rx.base.length = 1;
 	rx.u.rdma_write.length_hi = 2;
-	write_rx(rx);
+	efa_fake_cq_push(&fc, rx);
 	ck_assert_int_eq(poll_wc(&wc, 1), 1);
 	ck_assert_int_eq(wc.opcode, IBV_WC_RECV);
 	ck_assert_uint_eq(wc.byte_len, 0x20001);
@@ -378,14 +347,14 @@ START_TEST(test_recv_long)
 
 	/* an RDMA write with immediate */
 	rx.base.common.req_id = 1;
-	rx.base.common.flags = EFA_IO_CDESC_COMMON_HAS_IMM |
-			       EFA_IO_RDMA_WRITE
-				       << EFA_IO_CDESC_COMMON_OP_TYPE_SHIFT;
+	rx.base.common.flags |= EFA_IO_CDESC_COMMON_HAS_IMM |
+				EFA_IO_RDMA_WRITE
+					<< EFA_IO_CDESC_COMMON_OP_TYPE_SHIFT;
 	rx.base.imm = 0x11223344;
 	rx.base.length = 0;
 	rx.u.rdma_write.length_hi = 0x10;
 	rx.base.ah = EFA_IO_AH_UNKNOWN;
-	write_rx(rx);
+	efa_fake_cq_push(&fc, rx);
 	ck_assert_int_eq(ibv_start_poll(cqx, &attr), 0);
 	ck_assert_int_eq(ibv_wc_read_opcode(cqx), IBV_WC_RECV_RDMA_WITH_IMM);
 	ck_assert_uint_eq(ibv_wc_read_byte_len(cqx), 0x100000);

@@ -13,6 +13,7 @@
 
 #include "efa_dp.h"
 #include "efa_fixture.h"
+#include "check_bytes.h"
 #include "check_main.h"
 
 #define QPN 3
@@ -85,31 +86,23 @@ static void expect_buf(uint8_t *b, size_t off, uint32_t len, uint32_t lkey,
 	put64(b, off + 8, addr);
 }
 
-static void assert_bytes(const void *got, const uint8_t *want, size_t len)
-{
-	const uint8_t *g = got;
-
-	for (size_t i = 0; i < len; i++)
-		ck_assert_msg(g[i] == want[i], "byte %zu: 0x%02x, want 0x%02x",
-			      i, g[i], want[i]);
-}
-
 static void setup_qp(enum ibv_qp_type type)
 {
-	struct ibv_qp_cap cap = {
-		.max_send_wr = 4,
-		.max_recv_wr = 4,
-		.max_send_sge = 2,
-		.max_recv_sge = 3,
+	const struct efa_fake_dp_attr attr = {
+		.qp_type = type,
+		.qpn = QPN,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 2, .max_recv_sge = 3 },
+		.send_ops_flags = IBV_QP_EX_WITH_SEND |
+				  IBV_QP_EX_WITH_RDMA_READ |
+				  IBV_QP_EX_WITH_RDMA_WRITE |
+				  IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM,
+		.sq_sig_all = type != IBV_QPT_RC,
+		.cq_entries = 16,
+		.cqe_size = EFA_IO_CQE_SIZE,
 	};
 
-	efa_fixture_open(&fx);
-	efa_fake_cq_init(&fx, &fc, 1, 16, EFA_IO_CQE_SIZE, 0);
-	efa_fake_qp_init(&fx, &fq, &fc, type, &cap, QPN,
-			 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_READ |
-				 IBV_QP_EX_WITH_RDMA_WRITE |
-				 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM,
-			 type != IBV_QPT_RC);
+	efa_fake_dp_open(&fx, &fc, &fq, &attr);
 	efa_fake_ah_init(&fx, &ah, AHN);
 }
 
@@ -125,9 +118,7 @@ static void setup_rc(void)
 
 static void teardown(void)
 {
-	efa_fake_qp_fini(&fx, &fq);
-	efa_fake_cq_fini(&fc);
-	efa_fixture_close(&fx);
+	efa_fake_dp_close(&fx, &fc, &fq);
 }
 
 static struct ibv_send_wr send_wr(struct ibv_sge *sge, int num_sge)
@@ -161,7 +152,7 @@ START_TEST(test_send_two_sges)
 	/* lkeys are 24 bits: the top byte is not the device's. */
 	expect_buf(want, 32, 100, 0x123456, 0x1122334455667788ULL);
 	expect_buf(want, 48, 7, 0x42, 0x1000);
-	assert_bytes(&wqe, want, sizeof(want));
+	sefa_assert_bytes(&wqe, want, sizeof(want));
 }
 END_TEST
 
@@ -180,7 +171,7 @@ START_TEST(test_send_imm)
 	/* has_imm; the immediate goes in host order */
 	expect_meta(want, 0x321, 0x90, 0, 1, 0xdeadbeef);
 	expect_buf(want, 32, 64, 9, 0xcafe0000);
-	assert_bytes(&wqe, want, sizeof(want));
+	sefa_assert_bytes(&wqe, want, sizeof(want));
 }
 END_TEST
 
@@ -202,7 +193,7 @@ START_TEST(test_send_inline)
 	/* inline_msg; length is the payload's, unused inline bytes zero */
 	expect_meta(want, 2, 0xa0, 0, 12, 0);
 	memcpy(want + 32, "hello inline", 12);
-	assert_bytes(&wqe, want, sizeof(want));
+	sefa_assert_bytes(&wqe, want, sizeof(want));
 }
 END_TEST
 
@@ -272,7 +263,7 @@ START_TEST(test_rdma_read)
 	/* remote: as many bytes as the local buffer takes */
 	expect_remote(want, 4096, 0x5555, 0xaaaabbbbccccddddULL);
 	expect_buf(want, 48, 4096, 0x020304, 0x7000);
-	assert_bytes(&fq.llq[0], want, sizeof(want));
+	sefa_assert_bytes(&fq.llq[0], want, sizeof(want));
 	ck_assert_uint_eq(fq.sq_db, 1);
 	ck_assert_uint_eq(fq.qp->sq.wq.wrid[0], 77);
 }
@@ -302,13 +293,13 @@ START_TEST(test_rdma_write)
 	expect_meta(want, 0, 0x82, 0, 1, 0);
 	expect_remote(want, 100, 0x87654321, 0x1122334455667788ULL);
 	expect_buf(want, 48, 100, 0x0b0c0d, 0x9000);
-	assert_bytes(&fq.llq[0], want, sizeof(want));
+	sefa_assert_bytes(&fq.llq[0], want, sizeof(want));
 
 	/* has_imm, the immediate in host order; lengths beyond 16 bits */
 	expect_meta(want, 1, 0x92, 0, 1, 0xfeedf00d);
 	expect_remote(want, 1 << 20, 7, 0x2000);
 	expect_buf(want, 48, 1 << 20, 5, 0xa000);
-	assert_bytes(&fq.llq[1], want, sizeof(want));
+	sefa_assert_bytes(&fq.llq[1], want, sizeof(want));
 	ck_assert_uint_eq(fq.sq_db, 2);
 }
 END_TEST
@@ -367,7 +358,7 @@ START_TEST(test_rc_send)
 	expect_meta_rc(want, 9, 0x90, CTRL2_SIGNALED, 2, 0x01020304);
 	expect_buf(want, 32, 10, 1, 0x1000);
 	expect_buf(want, 48, 20, 2, 0x2000);
-	assert_bytes(&wqe, want, sizeof(want));
+	sefa_assert_bytes(&wqe, want, sizeof(want));
 
 	/* unsignaled: no completion requested */
 	wr.opcode = IBV_WR_SEND;
@@ -376,7 +367,7 @@ START_TEST(test_rc_send)
 	expect_meta_rc(want, 10, 0x80, CTRL2_UNSIGNALED, 2, 0);
 	expect_buf(want, 32, 10, 1, 0x1000);
 	expect_buf(want, 48, 20, 2, 0x2000);
-	assert_bytes(&wqe, want, sizeof(want));
+	sefa_assert_bytes(&wqe, want, sizeof(want));
 }
 END_TEST
 
@@ -393,7 +384,7 @@ START_TEST(test_rc_rdma_write)
 	expect_meta_rc(want, 3, 0x82, CTRL2_SIGNALED, 1, 0);
 	expect_remote(want, 70000, 0xa1b2c3d4, 0x0102030405060708ULL);
 	expect_buf(want, 48, 70000, 0x123456, 0xdead0000);
-	assert_bytes(&wqe, want, sizeof(want));
+	sefa_assert_bytes(&wqe, want, sizeof(want));
 
 	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
 	wr.imm_data = htobe32(0xcafebabe);
@@ -402,7 +393,7 @@ START_TEST(test_rc_rdma_write)
 	expect_meta_rc(want, 4, 0x92, CTRL2_UNSIGNALED, 1, 0xcafebabe);
 	expect_remote(want, 70000, 0xa1b2c3d4, 0x0102030405060708ULL);
 	expect_buf(want, 48, 70000, 0x123456, 0xdead0000);
-	assert_bytes(&wqe, want, sizeof(want));
+	sefa_assert_bytes(&wqe, want, sizeof(want));
 
 	wr.opcode = IBV_WR_RDMA_READ;
 	wr.send_flags = IBV_SEND_SIGNALED;
@@ -410,7 +401,7 @@ START_TEST(test_rc_rdma_write)
 	expect_meta_rc(want, 5, 0x81, CTRL2_SIGNALED, 1, 0);
 	expect_remote(want, 70000, 0xa1b2c3d4, 0x0102030405060708ULL);
 	expect_buf(want, 48, 70000, 0x123456, 0xdead0000);
-	assert_bytes(&wqe, want, sizeof(want));
+	sefa_assert_bytes(&wqe, want, sizeof(want));
 }
 END_TEST
 
@@ -451,11 +442,11 @@ START_TEST(test_rc_wr_api)
 	expect_meta_rc(want, 0, 0x92, CTRL2_UNSIGNALED, 1, 1);
 	expect_remote(want, 64, 0x42, 0x3000);
 	expect_buf(want, 48, 64, 3, 0x4000);
-	assert_bytes(&fq.llq[0], want, sizeof(want));
+	sefa_assert_bytes(&fq.llq[0], want, sizeof(want));
 	expect_meta_rc(want, 1, 0x81, CTRL2_SIGNALED, 1, 0);
 	expect_remote(want, 32, 0x43, 0x5000);
 	expect_buf(want, 48, 32, 3, 0x6000);
-	assert_bytes(&fq.llq[1], want, sizeof(want));
+	sefa_assert_bytes(&fq.llq[1], want, sizeof(want));
 }
 END_TEST
 
@@ -478,7 +469,7 @@ START_TEST(test_wr_send_inline_list)
 
 	expect_meta(want, 0, 0xa0, 0, 7, 0);
 	memcpy(want + 32, "abcdefg", 7);
-	assert_bytes(&fq.llq[0], want, sizeof(want));
+	sefa_assert_bytes(&fq.llq[0], want, sizeof(want));
 }
 END_TEST
 
@@ -494,12 +485,12 @@ START_TEST(test_rx_desc)
 	put16(want, 8, 0x0abc);
 	put16(want, 10, 9000);
 	put32(want, 12, 0x40000042);		/* first, 24-bit lkey */
-	assert_bytes(&desc, want, sizeof(want));
+	sefa_assert_bytes(&desc, want, sizeof(want));
 
 	efa_rx_desc_fill(&desc, &sge, 0, false, true);
 	put16(want, 8, 0);
 	put32(want, 12, 0x80000042);		/* last */
-	assert_bytes(&desc, want, sizeof(want));
+	sefa_assert_bytes(&desc, want, sizeof(want));
 
 	/* 16-bit lengths: longer buffers are offered as 64 KiB - 1 */
 	sge.length = 1 << 20;
