@@ -9,62 +9,58 @@
 
 #include "nic/loc.h"
 
-/* The engine is one thread, under the daemon lock: the bounce is its own. */
-static uint8_t bounce[DMA_CHUNK];
+/* A place in a list of segments. */
+struct seg_pos {
+	const struct dma_seg *seg;
+	uint64_t off;
+};
 
 /*
- * Copy @len bytes from the source segments to the destination segments.
- * Returns 0, or -EFAULT when a process no longer has that memory.
+ * Move @n bytes between @buf and the segments from @pos on (into them when
+ * @out), and step @pos over them.  The segments hold the bytes: the
+ * callers checked the lengths.  0, or -EFAULT when a process no longer has
+ * that memory.
  */
-int nic_dma_copy(const struct dma_seg *src, unsigned int nsrc,
-		 const struct dma_seg *dst, unsigned int ndst, uint64_t len)
+static int dma_segs(struct seg_pos *pos, uint8_t *buf, uint64_t n, bool out)
 {
-	uint64_t soff = 0, doff = 0;
-	unsigned int si = 0, di = 0;
+	while (n) {
+		const struct dma_seg *s = pos->seg;
+		uint64_t k = s->len - pos->off < n ? s->len - pos->off : n;
+		struct iovec l = { buf, k };
+		struct iovec r = { (void *)(uintptr_t)(s->addr + pos->off), k };
+		ssize_t done = out ?
+			process_vm_writev(s->pid, &l, 1, &r, 1, 0) :
+			process_vm_readv(s->pid, &l, 1, &r, 1, 0);
+
+		if (done != (ssize_t)k)
+			return -EFAULT;
+		buf += k;
+		n -= k;
+		pos->off += k;
+		if (pos->off == s->len) {
+			pos->seg++;
+			pos->off = 0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Copy @len bytes from the source segments to the destination segments,
+ * through the engine's bounce buffer.  Returns 0, or -EFAULT when a
+ * process no longer has that memory.
+ */
+int nic_dma_copy(struct nic_engine *eng, const struct seg_list *src,
+		 const struct seg_list *dst, uint64_t len)
+{
+	struct seg_pos from = { .seg = src->seg }, to = { .seg = dst->seg };
 
 	while (len) {
-		uint64_t n = len < DMA_CHUNK ? len : DMA_CHUNK, got = 0;
+		uint64_t n = len < DMA_CHUNK ? len : DMA_CHUNK;
 
-		while (got < n) {
-			uint64_t k = src[si].len - soff;
-			struct iovec l, r;
-
-			if (k > n - got)
-				k = n - got;
-			l.iov_base = bounce + got;
-			l.iov_len = k;
-			r.iov_base = (void *)(uintptr_t)(src[si].addr + soff);
-			r.iov_len = k;
-			if (process_vm_readv(src[si].pid, &l, 1, &r, 1, 0) !=
-			    (ssize_t)k)
-				return -EFAULT;
-			got += k;
-			soff += k;
-			if (soff == src[si].len) {
-				si++;
-				soff = 0;
-			}
-		}
-		for (got = 0; got < n;) {
-			uint64_t k = dst[di].len - doff;
-			struct iovec l, r;
-
-			if (k > n - got)
-				k = n - got;
-			l.iov_base = bounce + got;
-			l.iov_len = k;
-			r.iov_base = (void *)(uintptr_t)(dst[di].addr + doff);
-			r.iov_len = k;
-			if (process_vm_writev(dst[di].pid, &l, 1, &r, 1, 0) !=
-			    (ssize_t)k)
-				return -EFAULT;
-			got += k;
-			doff += k;
-			if (doff == dst[di].len) {
-				di++;
-				doff = 0;
-			}
-		}
+		if (dma_segs(&from, eng->bounce, n, false) ||
+		    dma_segs(&to, eng->bounce, n, true))
+			return -EFAULT;
 		len -= n;
 	}
 	return 0;
@@ -74,24 +70,9 @@ int nic_dma_copy(const struct dma_seg *src, unsigned int nsrc,
  * Between the engine's own memory and process segments: inline payload of
  * a WQE goes out (@out), a UMR's list comes in.
  */
-int nic_dma_buf(const struct dma_seg *seg, unsigned int nseg, void *buf,
-		uint64_t len, bool out)
+int nic_dma_buf(const struct seg_list *segs, void *buf, uint64_t len, bool out)
 {
-	uint8_t *p = buf;
-	unsigned int i;
+	struct seg_pos pos = { .seg = segs->seg };
 
-	for (i = 0; i < nseg && len; i++) {
-		uint64_t k = seg[i].len < len ? seg[i].len : len;
-		struct iovec l = { p, k };
-		struct iovec r = { (void *)(uintptr_t)seg[i].addr, k };
-		ssize_t done = out ?
-			process_vm_writev(seg[i].pid, &l, 1, &r, 1, 0) :
-			process_vm_readv(seg[i].pid, &l, 1, &r, 1, 0);
-
-		if (done != (ssize_t)k)
-			return -EFAULT;
-		p += k;
-		len -= k;
-	}
-	return 0;
+	return dma_segs(&pos, buf, len, out);
 }

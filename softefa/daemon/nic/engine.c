@@ -23,14 +23,6 @@
 #include "efa_ext_abi.h"
 #include "nic/loc.h"
 
-/*
- * The engine is one thread, under the daemon lock: the two sides'
- * segments and a UMR's list are its own, too big for its stack.
- */
-static struct dma_seg local_segs[MAX_SEGS];
-static struct dma_seg peer_segs[MAX_SEGS];
-static struct efa_io_klm umr_list[SEFA_INDIRECT_MR_MAX_ENTRIES];
-
 static uint64_t addr64(uint32_t lo, uint32_t hi)
 {
 	return (uint64_t)hi << 32 | lo;
@@ -120,9 +112,10 @@ static bool qp_receives(const struct sefa_qp *qp)
  * LID, and the peer must be connected back to this QP.  Nobody answering
  * is a timeout for the requester.
  */
-static int resolve_rc(struct sefa_qp *qp, struct sefa_qp **out)
+static int resolve_rc(struct nic_engine *eng, struct sefa_qp *qp,
+		      struct sefa_qp **out)
 {
-	struct sefa_daemon *d = qp->uobj.c->d;
+	struct sefa_daemon *d = eng->d;
 	struct sefa_device *tdev;
 	struct sefa_qp *tqp;
 
@@ -136,8 +129,8 @@ static int resolve_rc(struct sefa_qp *qp, struct sefa_qp **out)
 	return EFA_IO_COMP_STATUS_OK;
 }
 
-static int resolve_dest(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
-			struct sefa_qp **out)
+static int resolve_dest(struct nic_engine *eng, struct sefa_qp *qp,
+			const struct efa_io_tx_wqe *w, struct sefa_qp **out)
 {
 	const struct sefa_dev_ah *ah = w->meta.ah < SEFA_MAX_AH ?
 				       &qp->dev->ah[w->meta.ah] : NULL;
@@ -146,10 +139,10 @@ static int resolve_dest(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 
 	*out = NULL;
 	if (qp->type == IBV_QPT_RC)
-		return resolve_rc(qp, out);
+		return resolve_rc(eng, qp, out);
 	if (!ah || !ah->users || ah->pd != qp->pd)
 		return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_AH;
-	tdev = device_by_gid(qp->uobj.c->d, ah->gid);
+	tdev = device_by_gid(eng->d, ah->gid);
 	if (!tdev)
 		return EFA_IO_COMP_STATUS_LOCAL_ERROR_UNRESP_REMOTE;
 	tqp = sefa_qp_lookup(tdev, w->meta.dest_qp_num);
@@ -339,13 +332,14 @@ static void drop(struct sefa_qp *tqp)
 }
 
 /* SEND and SEND with immediate: one message, at most one MTU. */
-static int exec_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
-		     int *status)
+static int exec_send(struct nic_engine *eng, struct sefa_qp *qp,
+		     const struct efa_io_tx_wqe *w, int *status)
 {
 	bool ud = qp->type == IBV_QPT_UD;
 	uint64_t grh = ud ? UD_GRH_LEN : 0;
 	bool is_inline = w->meta.ctrl1 & EFA_IO_TX_META_DESC_INLINE_MSG;
-	struct seg_list src = { .seg = local_segs }, dst = { .seg = peer_segs };
+	struct seg_list src = { .seg = eng->local_segs };
+	struct seg_list dst = { .seg = eng->peer_segs };
 	struct efa_io_rx_desc rx[MAX_SGE];
 	uint64_t len, room;
 	struct sefa_qp *tqp;
@@ -374,7 +368,7 @@ static int exec_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 		return SEND_DONE;
 	}
 
-	st = resolve_dest(qp, w, &tqp);
+	st = resolve_dest(eng, qp, w, &tqp);
 	qp->cnt.tx_pkts++;
 	qp->cnt.tx_bytes += len;
 	qp->dev->cnt.tx_pkts++;
@@ -412,9 +406,8 @@ static int exec_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 	if (!st) {
 		seg_skip(&dst, grh);
 		if (is_inline ?
-		    nic_dma_buf(dst.seg, dst.n, (void *)w->data.inline_data, len,
-			       true) :
-		    nic_dma_copy(src.seg, src.n, dst.seg, dst.n, len))
+		    nic_dma_buf(&dst, (void *)w->data.inline_data, len, true) :
+		    nic_dma_copy(eng, &src, &dst, len))
 			st = EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
 	}
 
@@ -437,8 +430,8 @@ static int exec_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
  * from or into our one local buffer.  Every check comes before any byte
  * moves.  A write with immediate also takes a receive at the target.
  */
-static int exec_rdma(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
-		     bool write, int *status)
+static int exec_rdma(struct nic_engine *eng, struct sefa_qp *qp,
+		     const struct efa_io_tx_wqe *w, bool write, int *status)
 {
 	const struct efa_io_remote_mem_addr *rm = &w->data.rdma_req.remote_mem;
 	uint64_t raddr = addr64(rm->buf_addr_lo, rm->buf_addr_hi);
@@ -447,8 +440,8 @@ static int exec_rdma(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 	uint32_t access = write ? IBV_ACCESS_REMOTE_WRITE :
 				  IBV_ACCESS_REMOTE_READ;
 	bool imm = write && (w->meta.ctrl1 & EFA_IO_TX_META_DESC_HAS_IMM);
-	struct seg_list local = { .seg = local_segs };
-	struct seg_list remote = { .seg = peer_segs };
+	struct seg_list local = { .seg = eng->local_segs };
+	struct seg_list remote = { .seg = eng->peer_segs };
 	struct efa_io_rx_desc rx[MAX_SGE];
 	struct sefa_qp *tqp;
 	unsigned int nrx = 0;
@@ -470,7 +463,7 @@ static int exec_rdma(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 		    rm->length > qp->dev->profile->max_rdma_size))
 		st = EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH;
 	if (!st)
-		st = resolve_dest(qp, w, &tqp);
+		st = resolve_dest(eng, qp, w, &tqp);
 	/* SRD: the target must know the initiator, by an AH. */
 	if (!st && qp->type == IBV_QPT_DRIVER &&
 	    sefa_ah_find(tqp->pd, qp->dev->gid) == EFA_IO_AH_UNKNOWN)
@@ -492,10 +485,8 @@ static int exec_rdma(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 	}
 
 	/* The local buffer may be longer: the copy stops at rm->length. */
-	if (write ? nic_dma_copy(local.seg, local.n, remote.seg, remote.n,
-			     rm->length) :
-		    nic_dma_copy(remote.seg, remote.n, local.seg, local.n,
-			     rm->length)) {
+	if (write ? nic_dma_copy(eng, &local, &remote, rm->length) :
+		    nic_dma_copy(eng, &remote, &local, rm->length)) {
 		*status = EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS;
 		return SEND_DONE;
 	}
@@ -525,11 +516,12 @@ static int exec_rdma(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
  * points at, read now through a local key, or invalidate it (no list).
  * Returns a status; a failure leaves the key as it was.
  */
-static int exec_umr(struct sefa_qp *qp, const struct efa_io_tx_wqe *w)
+static int exec_umr(struct nic_engine *eng, struct sefa_qp *qp,
+		    const struct efa_io_tx_wqe *w)
 {
 	const struct efa_io_umr_req *u = &w->data.umr_req;
 	uint32_t caps = qp->dev->profile->device_caps;
-	struct seg_list list = { .seg = local_segs };
+	struct seg_list list = { .seg = eng->local_segs };
 	unsigned int n = w->meta.length;
 	struct sefa_mr *mkey;
 	uint64_t len;
@@ -551,15 +543,15 @@ static int exec_umr(struct sefa_qp *qp, const struct efa_io_tx_wqe *w)
 	st = gather_local(qp, &u->klm_list, 1, 0, &list, &len);
 	if (st)
 		return st;
-	if (nic_dma_buf(list.seg, list.n, umr_list, len, false) ||
-	    sefa_mr_fill(mkey, umr_list, n, u->base_addr, u->access))
+	if (nic_dma_buf(&list, eng->umr_list, len, false) ||
+	    sefa_mr_fill(mkey, eng->umr_list, n, u->base_addr, u->access))
 		return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
 	return EFA_IO_COMP_STATUS_OK;
 }
 
 /* Execute one WQE; SEND_RNR keeps it for a retry. */
-static int exec_wqe(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
-		    int *status)
+static int exec_wqe(struct nic_engine *eng, struct sefa_qp *qp,
+		    const struct efa_io_tx_wqe *w, int *status)
 {
 	const uint8_t need = EFA_IO_TX_META_DESC_FIRST | EFA_IO_TX_META_DESC_LAST;
 
@@ -570,13 +562,13 @@ static int exec_wqe(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 	}
 	switch (w->meta.ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK) {
 	case EFA_IO_SEND:
-		return exec_send(qp, w, status);
+		return exec_send(eng, qp, w, status);
 	case EFA_IO_RDMA_READ:
-		return exec_rdma(qp, w, false, status);
+		return exec_rdma(eng, qp, w, false, status);
 	case EFA_IO_RDMA_WRITE:
-		return exec_rdma(qp, w, true, status);
+		return exec_rdma(eng, qp, w, true, status);
 	case EFA_IO_UMR:
-		*status = exec_umr(qp, w);
+		*status = exec_umr(eng, qp, w);
 		return SEND_DONE;
 	default:
 		*status = EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_OP_TYPE;
@@ -604,22 +596,22 @@ static void add_pending(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
  * Retry receiver-not-ready sends that are due: after rnr_retry retries, the
  * RNR error.
  */
-unsigned int nic_req_retry(struct sefa_qp *qp, uint64_t now)
+unsigned int nic_req_retry(struct nic_engine *eng, struct sefa_qp *qp)
 {
 	struct sefa_pending **pp = &qp->pending, *p;
 	unsigned int work = 0;
 	int status;
 
 	while ((p = *pp)) {
-		if (p->due_ns > now) {
+		if (p->due_ns > eng->now) {
 			pp = &p->next;
 			continue;
 		}
 		work++;
 		p->retries++;
-		if (exec_wqe(qp, &p->wqe, &status) == SEND_RNR &&
+		if (exec_wqe(eng, qp, &p->wqe, &status) == SEND_RNR &&
 		    (qp->rnr_retry == 7 || p->retries < qp->rnr_retry)) {
-			p->due_ns = now + srd_rnr_wait(p->retries + 1);
+			p->due_ns = eng->now + srd_rnr_wait(p->retries + 1);
 			pp = &p->next;
 			continue;
 		}
@@ -664,16 +656,16 @@ static void rc_fail(struct sefa_qp *qp)
  * RC is in order: the WQE at the head waits for the receiver, and nothing
  * behind it moves.  Returns false while the head must wait.
  */
-static bool rc_step(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
-		    uint64_t now)
+static bool rc_step(struct nic_engine *eng, struct sefa_qp *qp,
+		    const struct efa_io_tx_wqe *w)
 {
 	int status;
 
-	if (qp->rnr_due_ns > now)
+	if (qp->rnr_due_ns > eng->now)
 		return false;
-	if (exec_wqe(qp, w, &status) == SEND_RNR &&
+	if (exec_wqe(eng, qp, w, &status) == SEND_RNR &&
 	    (qp->rnr_retry == 7 || qp->rnr_tries++ < qp->rnr_retry)) {
-		qp->rnr_due_ns = now + qp->rnr_wait_ns;
+		qp->rnr_due_ns = eng->now + qp->rnr_wait_ns;
 		return false;
 	}
 	qp->rnr_due_ns = 0;
@@ -686,7 +678,7 @@ static bool rc_step(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 	return true;
 }
 
-unsigned int nic_req_sq(struct sefa_qp *qp, uint64_t now)
+unsigned int nic_req_sq(struct nic_engine *eng, struct sefa_qp *qp)
 {
 	const struct efa_io_tx_wqe *ring = qp->sq_ring->addr;
 	uint16_t pc = sq_producer(qp);
@@ -698,7 +690,7 @@ unsigned int nic_req_sq(struct sefa_qp *qp, uint64_t now)
 		int status;
 
 		if (qp->type == IBV_QPT_RC && qp->state != IBV_QPS_ERR) {
-			if (!rc_step(qp, &w, now))
+			if (!rc_step(eng, qp, &w))
 				break;
 			work++;
 			continue;
@@ -709,8 +701,8 @@ unsigned int nic_req_sq(struct sefa_qp *qp, uint64_t now)
 			complete_send(qp, &w, EFA_IO_COMP_STATUS_FLUSHED);
 			continue;
 		}
-		if (exec_wqe(qp, &w, &status) == SEND_RNR && qp->rnr_retry) {
-			add_pending(qp, &w, now);
+		if (exec_wqe(eng, qp, &w, &status) == SEND_RNR && qp->rnr_retry) {
+			add_pending(qp, &w, eng->now);
 			continue;
 		}
 		complete_send(qp, &w, status);

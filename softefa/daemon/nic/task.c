@@ -4,7 +4,9 @@
  * naps between them.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
 #include <time.h>
 
@@ -20,10 +22,12 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static unsigned int engine_pass(struct sefa_daemon *d)
+static unsigned int engine_pass(struct nic_engine *eng)
 {
-	uint64_t now = now_ns();
+	struct sefa_daemon *d = eng->d;
 	unsigned int work = 0, i, q;
+
+	eng->now = now_ns();
 
 	for (i = 0; i < d->ndev; i++) {
 		struct sefa_cq *cq;
@@ -40,9 +44,9 @@ static unsigned int engine_pass(struct sefa_daemon *d)
 				nic_comp_flush(qp);
 			if (qp->state < IBV_QPS_RTS)
 				continue;
-			work += nic_req_sq(qp, now);
+			work += nic_req_sq(eng, qp);
 			if (qp->pending)
-				work += nic_req_retry(qp, now);
+				work += nic_req_retry(eng, qp);
 		}
 	}
 	return d->engine_tick ? work + d->engine_tick(d) : work;
@@ -73,7 +77,8 @@ static void engine_priority(void)
 
 static void *engine_main(void *arg)
 {
-	struct sefa_daemon *d = arg;
+	struct nic_engine *eng = arg;
+	struct sefa_daemon *d = eng->d;
 	unsigned int idle = 0, busy = 0;
 
 	/* Naps this short are only worth it with a precise timer. */
@@ -83,12 +88,18 @@ static void *engine_main(void *arg)
 		struct timespec ts = { .tv_nsec = NAP_NS };
 		unsigned int work;
 
+		/*
+		 * The daemon lock: the objects the pass reads and writes
+		 * (devices' tables, QPs, CQs, keys, counters) are also the
+		 * commands', and the stop flag is main's.
+		 */
 		pthread_mutex_lock(&d->lock);
 		if (d->engine_stop) {
 			pthread_mutex_unlock(&d->lock);
+			free(eng);
 			return NULL;
 		}
-		work = engine_pass(d);
+		work = engine_pass(eng);
 		pthread_mutex_unlock(&d->lock);
 
 		/*
@@ -106,9 +117,21 @@ static void *engine_main(void *arg)
 	}
 }
 
+/* The engine thread owns its state and frees it when it stops. */
 int sefa_engine_start(struct sefa_daemon *d)
 {
-	return -pthread_create(&d->engine, NULL, engine_main, d);
+	struct nic_engine *eng = calloc(1, sizeof(*eng));
+	int ret;
+
+	if (!eng)
+		return -ENOMEM;
+	eng->d = d;
+	ret = pthread_create(&d->engine, NULL, engine_main, eng);
+	if (ret) {
+		free(eng);
+		return -ret;
+	}
+	return 0;
 }
 
 void sefa_engine_stop(struct sefa_daemon *d)
