@@ -12,156 +12,20 @@
  * times (7: forever), at the waits of srd_rnr_wait(), before an RNR error
  * completion.
  */
-#define _GNU_SOURCE
 #include <errno.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/uio.h>
-#include <time.h>
 
 #include <infiniband/verbs.h>
 #include <rdma/efa-abi.h>
 
 #include "efa_abi_compat.h"
 #include "efa_ext_abi.h"
-#include "nic/nic.h"
-
-#define DMA_CHUNK		(64 * 1024)
-#define MAX_SGE			16
-/* A receive WR of MAX_SGE buffers, each through a full indirect key. */
-#define MAX_SEGS		(MAX_SGE * SEFA_INDIRECT_MR_MAX_ENTRIES)
-
-/* A piece of process memory the engine reads or writes. */
-struct dma_seg {
-	pid_t pid;
-	uint64_t addr;
-	uint64_t len;
-};
-
-/* Where the keys of one side of a transfer lead. */
-struct seg_list {
-	struct dma_seg *seg;
-	unsigned int n;
-};
-
-/*
- * The engine is one thread, under the daemon lock: the payload bounce
- * buffer, the two sides' segments and a UMR's list are its own, too big
- * for its stack.
- */
-static uint8_t bounce[DMA_CHUNK];
-static struct dma_seg local_segs[MAX_SEGS];
-static struct dma_seg peer_segs[MAX_SEGS];
-static struct efa_io_klm umr_list[SEFA_INDIRECT_MR_MAX_ENTRIES];
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
+#include "nic/loc.h"
 
 static uint64_t addr64(uint32_t lo, uint32_t hi)
 {
 	return (uint64_t)hi << 32 | lo;
-}
-
-/* The segment of @mr for [iova, iova + len). */
-static struct dma_seg mr_seg(const struct sefa_mr *mr, uint64_t iova,
-			     uint64_t len)
-{
-	return (struct dma_seg){
-		.pid = mr->pid,
-		.addr = mr->addr + (iova - mr->iova),
-		.len = len,
-	};
-}
-
-/*
- * Copy @len bytes from the source segments to the destination segments.
- * Returns 0, or -EFAULT when a process no longer has that memory.
- */
-static int dma_copy(const struct dma_seg *src, unsigned int nsrc,
-		    const struct dma_seg *dst, unsigned int ndst, uint64_t len)
-{
-	uint64_t soff = 0, doff = 0;
-	unsigned int si = 0, di = 0;
-
-	while (len) {
-		uint64_t n = len < DMA_CHUNK ? len : DMA_CHUNK, got = 0;
-
-		while (got < n) {
-			uint64_t k = src[si].len - soff;
-			struct iovec l, r;
-
-			if (k > n - got)
-				k = n - got;
-			l.iov_base = bounce + got;
-			l.iov_len = k;
-			r.iov_base = (void *)(uintptr_t)(src[si].addr + soff);
-			r.iov_len = k;
-			if (process_vm_readv(src[si].pid, &l, 1, &r, 1, 0) !=
-			    (ssize_t)k)
-				return -EFAULT;
-			got += k;
-			soff += k;
-			if (soff == src[si].len) {
-				si++;
-				soff = 0;
-			}
-		}
-		for (got = 0; got < n;) {
-			uint64_t k = dst[di].len - doff;
-			struct iovec l, r;
-
-			if (k > n - got)
-				k = n - got;
-			l.iov_base = bounce + got;
-			l.iov_len = k;
-			r.iov_base = (void *)(uintptr_t)(dst[di].addr + doff);
-			r.iov_len = k;
-			if (process_vm_writev(dst[di].pid, &l, 1, &r, 1, 0) !=
-			    (ssize_t)k)
-				return -EFAULT;
-			got += k;
-			doff += k;
-			if (doff == dst[di].len) {
-				di++;
-				doff = 0;
-			}
-		}
-		len -= n;
-	}
-	return 0;
-}
-
-/*
- * Between the engine's own memory and process segments: inline payload of
- * a WQE goes out (@out), a UMR's list comes in.
- */
-static int dma_engine(const struct dma_seg *seg, unsigned int nseg, void *buf,
-		      uint64_t len, bool out)
-{
-	uint8_t *p = buf;
-	unsigned int i;
-
-	for (i = 0; i < nseg && len; i++) {
-		uint64_t k = seg[i].len < len ? seg[i].len : len;
-		struct iovec l = { p, k };
-		struct iovec r = { (void *)(uintptr_t)seg[i].addr, k };
-		ssize_t done = out ?
-			process_vm_writev(seg[i].pid, &l, 1, &r, 1, 0) :
-			process_vm_readv(seg[i].pid, &l, 1, &r, 1, 0);
-
-		if (done != (ssize_t)k)
-			return -EFAULT;
-		p += k;
-		len -= k;
-	}
-	return 0;
 }
 
 static struct sefa_device *device_by_gid(struct sefa_daemon *d,
@@ -202,84 +66,6 @@ static void complete_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 		      sizeof(struct efa_io_tx_cdesc));
 }
 
-static int seg_add(struct seg_list *l, const struct sefa_mr *mr,
-		   uint64_t iova, uint64_t len)
-{
-	/* The arrays are sized for the largest WR: this is a bug guard. */
-	if (l->n == MAX_SEGS)
-		return -ENOSPC;
-	l->seg[l->n++] = mr_seg(mr, iova, len);
-	return 0;
-}
-
-/* The entry of a filled indirect key that holds offset @off of its range. */
-static unsigned int klm_find(const struct sefa_mr *mkey, uint64_t off)
-{
-	unsigned int lo = 0, hi = mkey->nentries - 1;
-
-	while (lo < hi) {
-		unsigned int mid = (lo + hi + 1) / 2;
-
-		if (mkey->klm[mid].offset <= off)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
-}
-
-/*
- * [iova, iova + len) of a filled indirect key, split over the entries it
- * covers.  Each entry's region is looked up again: one deregistered since
- * the fill fails the access, and its rights must allow it too.
- */
-static int resolve_indirect(struct sefa_device *dev, const struct sefa_mr *mkey,
-			    uint64_t iova, uint64_t len, uint32_t need_access,
-			    struct seg_list *out)
-{
-	uint64_t off = iova - mkey->iova;
-	unsigned int i;
-	int ret;
-
-	for (i = len ? klm_find(mkey, off) : 0; len; i++) {
-		const struct sefa_klm *e = &mkey->klm[i];
-		uint64_t skip = off - e->offset;
-		uint64_t n = e->length - skip < len ? e->length - skip : len;
-		const struct sefa_mr *mr;
-
-		mr = sefa_mr_lookup(dev, e->lkey, e->addr + skip, n);
-		if (!mr || mr->pd != mkey->pd ||
-		    (mr->access & need_access) != need_access)
-			return -EACCES;
-		ret = seg_add(out, mr, e->addr + skip, n);
-		if (ret)
-			return ret;
-		off += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/*
- * Where @key leads for [iova, iova + len) with @need_access, appended to
- * @out: a region of @pd that holds the range, or a filled indirect key of
- * @pd whose range, rights and entries do.  0 or a negative errno.
- */
-static int resolve_key(struct sefa_device *dev, const struct sefa_pd *pd,
-		       uint32_t key, uint64_t iova, uint64_t len,
-		       uint32_t need_access, struct seg_list *out)
-{
-	const struct sefa_mr *mr = sefa_mr_get(dev, key);
-
-	if (!mr || mr->pd != pd || (mr->indirect && !mr->filled) ||
-	    !sefa_mr_holds(mr, iova, len) ||
-	    (mr->access & need_access) != need_access)
-		return -EACCES;
-	if (mr->indirect)
-		return resolve_indirect(dev, mr, iova, len, need_access, out);
-	return seg_add(out, mr, iova, len);
-}
-
 /*
  * The local buffers of a send WQE, checked: each key must lead to memory
  * of the QP's PD that holds the range.  Returns a status.
@@ -296,7 +82,7 @@ static int gather_local(struct sefa_qp *qp, const struct efa_io_tx_buf_desc *b,
 		uint64_t iova = addr64(b[i].buf_addr_lo, b[i].buf_addr_hi);
 
 		if (b[i].lkey & ~EFA_IO_LKEY_MASK ||
-		    resolve_key(qp->dev, qp->pd, b[i].lkey, iova, b[i].length,
+		    nic_key_resolve(qp->dev, qp->pd, b[i].lkey, iova, b[i].length,
 				need_access, out))
 			return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
 		*total += b[i].length;
@@ -326,9 +112,10 @@ static bool qp_receives(const struct sefa_qp *qp)
  * LID, and the peer must be connected back to this QP.  Nobody answering
  * is a timeout for the requester.
  */
-static int resolve_rc(struct sefa_qp *qp, struct sefa_qp **out)
+static int resolve_rc(struct nic_engine *eng, struct sefa_qp *qp,
+		      struct sefa_qp **out)
 {
-	struct sefa_daemon *d = qp->uobj.c->d;
+	struct sefa_daemon *d = eng->d;
 	struct sefa_device *tdev;
 	struct sefa_qp *tqp;
 
@@ -342,8 +129,8 @@ static int resolve_rc(struct sefa_qp *qp, struct sefa_qp **out)
 	return EFA_IO_COMP_STATUS_OK;
 }
 
-static int resolve_dest(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
-			struct sefa_qp **out)
+static int resolve_dest(struct nic_engine *eng, struct sefa_qp *qp,
+			const struct efa_io_tx_wqe *w, struct sefa_qp **out)
 {
 	const struct sefa_dev_ah *ah = w->meta.ah < SEFA_MAX_AH ?
 				       &qp->dev->ah[w->meta.ah] : NULL;
@@ -352,10 +139,10 @@ static int resolve_dest(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 
 	*out = NULL;
 	if (qp->type == IBV_QPT_RC)
-		return resolve_rc(qp, out);
+		return resolve_rc(eng, qp, out);
 	if (!ah || !ah->users || ah->pd != qp->pd)
 		return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_AH;
-	tdev = device_by_gid(qp->uobj.c->d, ah->gid);
+	tdev = device_by_gid(eng->d, ah->gid);
 	if (!tdev)
 		return EFA_IO_COMP_STATUS_LOCAL_ERROR_UNRESP_REMOTE;
 	tqp = sefa_qp_lookup(tdev, w->meta.dest_qp_num);
@@ -471,7 +258,7 @@ static int scatter_local(struct sefa_qp *tqp, const struct efa_io_rx_desc *d,
 	for (i = 0; i < n; i++) {
 		uint64_t iova = addr64(d[i].buf_addr_lo, d[i].buf_addr_hi);
 
-		if (resolve_key(tqp->dev, tqp->pd,
+		if (nic_key_resolve(tqp->dev, tqp->pd,
 				d[i].lkey_ctrl & EFA_IO_RX_DESC_LKEY_MASK, iova,
 				d[i].length, IBV_ACCESS_LOCAL_WRITE, out))
 			return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
@@ -545,13 +332,14 @@ static void drop(struct sefa_qp *tqp)
 }
 
 /* SEND and SEND with immediate: one message, at most one MTU. */
-static int exec_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
-		     int *status)
+static int exec_send(struct nic_engine *eng, struct sefa_qp *qp,
+		     const struct efa_io_tx_wqe *w, int *status)
 {
 	bool ud = qp->type == IBV_QPT_UD;
 	uint64_t grh = ud ? UD_GRH_LEN : 0;
 	bool is_inline = w->meta.ctrl1 & EFA_IO_TX_META_DESC_INLINE_MSG;
-	struct seg_list src = { .seg = local_segs }, dst = { .seg = peer_segs };
+	struct seg_list src = { .seg = eng->local_segs };
+	struct seg_list dst = { .seg = eng->peer_segs };
 	struct efa_io_rx_desc rx[MAX_SGE];
 	uint64_t len, room;
 	struct sefa_qp *tqp;
@@ -580,7 +368,7 @@ static int exec_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 		return SEND_DONE;
 	}
 
-	st = resolve_dest(qp, w, &tqp);
+	st = resolve_dest(eng, qp, w, &tqp);
 	qp->cnt.tx_pkts++;
 	qp->cnt.tx_bytes += len;
 	qp->dev->cnt.tx_pkts++;
@@ -618,9 +406,8 @@ static int exec_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 	if (!st) {
 		seg_skip(&dst, grh);
 		if (is_inline ?
-		    dma_engine(dst.seg, dst.n, (void *)w->data.inline_data, len,
-			       true) :
-		    dma_copy(src.seg, src.n, dst.seg, dst.n, len))
+		    nic_dma_buf(&dst, (void *)w->data.inline_data, len, true) :
+		    nic_dma_copy(eng, &src, &dst, len))
 			st = EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
 	}
 
@@ -643,8 +430,8 @@ static int exec_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
  * from or into our one local buffer.  Every check comes before any byte
  * moves.  A write with immediate also takes a receive at the target.
  */
-static int exec_rdma(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
-		     bool write, int *status)
+static int exec_rdma(struct nic_engine *eng, struct sefa_qp *qp,
+		     const struct efa_io_tx_wqe *w, bool write, int *status)
 {
 	const struct efa_io_remote_mem_addr *rm = &w->data.rdma_req.remote_mem;
 	uint64_t raddr = addr64(rm->buf_addr_lo, rm->buf_addr_hi);
@@ -653,8 +440,8 @@ static int exec_rdma(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 	uint32_t access = write ? IBV_ACCESS_REMOTE_WRITE :
 				  IBV_ACCESS_REMOTE_READ;
 	bool imm = write && (w->meta.ctrl1 & EFA_IO_TX_META_DESC_HAS_IMM);
-	struct seg_list local = { .seg = local_segs };
-	struct seg_list remote = { .seg = peer_segs };
+	struct seg_list local = { .seg = eng->local_segs };
+	struct seg_list remote = { .seg = eng->peer_segs };
 	struct efa_io_rx_desc rx[MAX_SGE];
 	struct sefa_qp *tqp;
 	unsigned int nrx = 0;
@@ -676,7 +463,7 @@ static int exec_rdma(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 		    rm->length > qp->dev->profile->max_rdma_size))
 		st = EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH;
 	if (!st)
-		st = resolve_dest(qp, w, &tqp);
+		st = resolve_dest(eng, qp, w, &tqp);
 	/* SRD: the target must know the initiator, by an AH. */
 	if (!st && qp->type == IBV_QPT_DRIVER &&
 	    sefa_ah_find(tqp->pd, qp->dev->gid) == EFA_IO_AH_UNKNOWN)
@@ -685,7 +472,7 @@ static int exec_rdma(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 		*status = st;
 		return SEND_DONE;
 	}
-	if (resolve_key(tqp->dev, tqp->pd, rm->rkey, raddr, rm->length, access,
+	if (nic_key_resolve(tqp->dev, tqp->pd, rm->rkey, raddr, rm->length, access,
 			&remote) ||
 	    (tqp->type == IBV_QPT_RC && !(tqp->access_flags & access))) {
 		*status = EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS;
@@ -698,10 +485,8 @@ static int exec_rdma(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 	}
 
 	/* The local buffer may be longer: the copy stops at rm->length. */
-	if (write ? dma_copy(local.seg, local.n, remote.seg, remote.n,
-			     rm->length) :
-		    dma_copy(remote.seg, remote.n, local.seg, local.n,
-			     rm->length)) {
+	if (write ? nic_dma_copy(eng, &local, &remote, rm->length) :
+		    nic_dma_copy(eng, &remote, &local, rm->length)) {
 		*status = EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS;
 		return SEND_DONE;
 	}
@@ -731,11 +516,12 @@ static int exec_rdma(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
  * points at, read now through a local key, or invalidate it (no list).
  * Returns a status; a failure leaves the key as it was.
  */
-static int exec_umr(struct sefa_qp *qp, const struct efa_io_tx_wqe *w)
+static int exec_umr(struct nic_engine *eng, struct sefa_qp *qp,
+		    const struct efa_io_tx_wqe *w)
 {
 	const struct efa_io_umr_req *u = &w->data.umr_req;
 	uint32_t caps = qp->dev->profile->device_caps;
-	struct seg_list list = { .seg = local_segs };
+	struct seg_list list = { .seg = eng->local_segs };
 	unsigned int n = w->meta.length;
 	struct sefa_mr *mkey;
 	uint64_t len;
@@ -757,15 +543,15 @@ static int exec_umr(struct sefa_qp *qp, const struct efa_io_tx_wqe *w)
 	st = gather_local(qp, &u->klm_list, 1, 0, &list, &len);
 	if (st)
 		return st;
-	if (dma_engine(list.seg, list.n, umr_list, len, false) ||
-	    sefa_mr_fill(mkey, umr_list, n, u->base_addr, u->access))
+	if (nic_dma_buf(&list, eng->umr_list, len, false) ||
+	    sefa_mr_fill(mkey, eng->umr_list, n, u->base_addr, u->access))
 		return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
 	return EFA_IO_COMP_STATUS_OK;
 }
 
 /* Execute one WQE; SEND_RNR keeps it for a retry. */
-static int exec_wqe(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
-		    int *status)
+static int exec_wqe(struct nic_engine *eng, struct sefa_qp *qp,
+		    const struct efa_io_tx_wqe *w, int *status)
 {
 	const uint8_t need = EFA_IO_TX_META_DESC_FIRST | EFA_IO_TX_META_DESC_LAST;
 
@@ -776,13 +562,13 @@ static int exec_wqe(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 	}
 	switch (w->meta.ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK) {
 	case EFA_IO_SEND:
-		return exec_send(qp, w, status);
+		return exec_send(eng, qp, w, status);
 	case EFA_IO_RDMA_READ:
-		return exec_rdma(qp, w, false, status);
+		return exec_rdma(eng, qp, w, false, status);
 	case EFA_IO_RDMA_WRITE:
-		return exec_rdma(qp, w, true, status);
+		return exec_rdma(eng, qp, w, true, status);
 	case EFA_IO_UMR:
-		*status = exec_umr(qp, w);
+		*status = exec_umr(eng, qp, w);
 		return SEND_DONE;
 	default:
 		*status = EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_OP_TYPE;
@@ -810,22 +596,22 @@ static void add_pending(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
  * Retry receiver-not-ready sends that are due: after rnr_retry retries, the
  * RNR error.
  */
-static unsigned int retry_pending(struct sefa_qp *qp, uint64_t now)
+unsigned int nic_req_retry(struct nic_engine *eng, struct sefa_qp *qp)
 {
 	struct sefa_pending **pp = &qp->pending, *p;
 	unsigned int work = 0;
 	int status;
 
 	while ((p = *pp)) {
-		if (p->due_ns > now) {
+		if (p->due_ns > eng->now) {
 			pp = &p->next;
 			continue;
 		}
 		work++;
 		p->retries++;
-		if (exec_wqe(qp, &p->wqe, &status) == SEND_RNR &&
+		if (exec_wqe(eng, qp, &p->wqe, &status) == SEND_RNR &&
 		    (qp->rnr_retry == 7 || p->retries < qp->rnr_retry)) {
-			p->due_ns = now + srd_rnr_wait(p->retries + 1);
+			p->due_ns = eng->now + srd_rnr_wait(p->retries + 1);
 			pp = &p->next;
 			continue;
 		}
@@ -837,7 +623,7 @@ static unsigned int retry_pending(struct sefa_qp *qp, uint64_t now)
 }
 
 /* Everything posted completes with FLUSHED: the QP went to error. */
-static void qp_flush(struct sefa_qp *qp)
+void nic_comp_flush(struct sefa_qp *qp)
 {
 	struct efa_io_rx_desc rx[MAX_SGE];
 	struct sefa_pending *p;
@@ -863,23 +649,23 @@ static void rc_fail(struct sefa_qp *qp)
 	qp->state = IBV_QPS_ERR;
 	qp->rnr_due_ns = 0;
 	qp->rnr_tries = 0;
-	qp_flush(qp);
+	nic_comp_flush(qp);
 }
 
 /*
  * RC is in order: the WQE at the head waits for the receiver, and nothing
  * behind it moves.  Returns false while the head must wait.
  */
-static bool rc_step(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
-		    uint64_t now)
+static bool rc_step(struct nic_engine *eng, struct sefa_qp *qp,
+		    const struct efa_io_tx_wqe *w)
 {
 	int status;
 
-	if (qp->rnr_due_ns > now)
+	if (qp->rnr_due_ns > eng->now)
 		return false;
-	if (exec_wqe(qp, w, &status) == SEND_RNR &&
+	if (exec_wqe(eng, qp, w, &status) == SEND_RNR &&
 	    (qp->rnr_retry == 7 || qp->rnr_tries++ < qp->rnr_retry)) {
-		qp->rnr_due_ns = now + qp->rnr_wait_ns;
+		qp->rnr_due_ns = eng->now + qp->rnr_wait_ns;
 		return false;
 	}
 	qp->rnr_due_ns = 0;
@@ -892,7 +678,7 @@ static bool rc_step(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 	return true;
 }
 
-static unsigned int process_sq(struct sefa_qp *qp, uint64_t now)
+unsigned int nic_req_sq(struct nic_engine *eng, struct sefa_qp *qp)
 {
 	const struct efa_io_tx_wqe *ring = qp->sq_ring->addr;
 	uint16_t pc = sq_producer(qp);
@@ -904,7 +690,7 @@ static unsigned int process_sq(struct sefa_qp *qp, uint64_t now)
 		int status;
 
 		if (qp->type == IBV_QPT_RC && qp->state != IBV_QPS_ERR) {
-			if (!rc_step(qp, &w, now))
+			if (!rc_step(eng, qp, &w))
 				break;
 			work++;
 			continue;
@@ -915,110 +701,11 @@ static unsigned int process_sq(struct sefa_qp *qp, uint64_t now)
 			complete_send(qp, &w, EFA_IO_COMP_STATUS_FLUSHED);
 			continue;
 		}
-		if (exec_wqe(qp, &w, &status) == SEND_RNR && qp->rnr_retry) {
-			add_pending(qp, &w, now);
+		if (exec_wqe(eng, qp, &w, &status) == SEND_RNR && qp->rnr_retry) {
+			add_pending(qp, &w, eng->now);
 			continue;
 		}
 		complete_send(qp, &w, status);
 	}
 	return work;
-}
-
-static unsigned int engine_pass(struct sefa_daemon *d)
-{
-	uint64_t now = now_ns();
-	unsigned int work = 0, i, q;
-
-	for (i = 0; i < d->ndev; i++) {
-		struct sefa_cq *cq;
-
-		for (cq = d->dev[i].armable; cq; cq = cq->next_armable)
-			work += sefa_cq_poll_arm(cq);
-		for (q = 0; q < SEFA_MAX_QP_IDX; q++) {
-			struct sefa_qp *qp = d->dev[i].qp[q];
-
-			if (!qp)
-				continue;
-			/* in error, receives posted meanwhile complete flushed */
-			if (qp->state == IBV_QPS_ERR)
-				qp_flush(qp);
-			if (qp->state < IBV_QPS_RTS)
-				continue;
-			work += process_sq(qp, now);
-			if (qp->pending)
-				work += retry_pending(qp, now);
-		}
-	}
-	return d->engine_tick ? work + d->engine_tick(d) : work;
-}
-
-/*
- * Doorbells are plain stores, so the engine polls.  After traffic it naps
- * for a few microseconds between passes: a sleeper that wakes preempts the
- * clients spinning on their CQs, where yielding would queue behind them for
- * a whole time slice.  Idle for long, it backs off to a millisecond.
- */
-#define NAP_NS		(20 * 1000)
-#define IDLE_NAPS	5000		/* about 100 ms of naps */
-
-/*
- * Clients busy-poll their CQs, so with as many spinning clients as CPUs a
- * plain thread waits a scheduler time slice for every packet.  A NIC does
- * not queue behind the host's threads: where allowed, the engine runs at a
- * real-time priority.  It sleeps whenever it finds nothing to do, so it
- * takes only what the traffic needs.
- */
-static void engine_priority(void)
-{
-	struct sched_param sp = { .sched_priority = 1 };
-
-	pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
-}
-
-static void *engine_main(void *arg)
-{
-	struct sefa_daemon *d = arg;
-	unsigned int idle = 0, busy = 0;
-
-	/* Naps this short are only worth it with a precise timer. */
-	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	engine_priority();
-	for (;;) {
-		struct timespec ts = { .tv_nsec = NAP_NS };
-		unsigned int work;
-
-		pthread_mutex_lock(&d->lock);
-		if (d->engine_stop) {
-			pthread_mutex_unlock(&d->lock);
-			return NULL;
-		}
-		work = engine_pass(d);
-		pthread_mutex_unlock(&d->lock);
-
-		/*
-		 * Busy, go round again, but nap now and then: at real-time
-		 * priority a flood of doorbells must not starve the host.
-		 */
-		if (work) {
-			idle = 0;
-			if (++busy % 256)
-				continue;
-		}
-		if (++idle > IDLE_NAPS)
-			ts.tv_nsec = 1000 * 1000;
-		nanosleep(&ts, NULL);
-	}
-}
-
-int sefa_engine_start(struct sefa_daemon *d)
-{
-	return -pthread_create(&d->engine, NULL, engine_main, d);
-}
-
-void sefa_engine_stop(struct sefa_daemon *d)
-{
-	pthread_mutex_lock(&d->lock);
-	d->engine_stop = true;
-	pthread_mutex_unlock(&d->lock);
-	pthread_join(d->engine, NULL);
 }

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The NIC's DMA: copies between process segments, and between them and
+ * the engine's own memory, with process_vm_readv/writev.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sys/uio.h>
+
+#include "nic/loc.h"
+
+/* A place in a list of segments. */
+struct seg_pos {
+	const struct dma_seg *seg;
+	uint64_t off;
+};
+
+/*
+ * Move @n bytes between @buf and the segments from @pos on (into them when
+ * @out), and step @pos over them.  The segments hold the bytes: the
+ * callers checked the lengths.  0, or -EFAULT when a process no longer has
+ * that memory.
+ */
+static int dma_segs(struct seg_pos *pos, uint8_t *buf, uint64_t n, bool out)
+{
+	while (n) {
+		const struct dma_seg *s = pos->seg;
+		uint64_t k = s->len - pos->off < n ? s->len - pos->off : n;
+		struct iovec l = { buf, k };
+		struct iovec r = { (void *)(uintptr_t)(s->addr + pos->off), k };
+		ssize_t done = out ?
+			process_vm_writev(s->pid, &l, 1, &r, 1, 0) :
+			process_vm_readv(s->pid, &l, 1, &r, 1, 0);
+
+		if (done != (ssize_t)k)
+			return -EFAULT;
+		buf += k;
+		n -= k;
+		pos->off += k;
+		if (pos->off == s->len) {
+			pos->seg++;
+			pos->off = 0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Copy @len bytes from the source segments to the destination segments,
+ * through the engine's bounce buffer.  Returns 0, or -EFAULT when a
+ * process no longer has that memory.
+ */
+int nic_dma_copy(struct nic_engine *eng, const struct seg_list *src,
+		 const struct seg_list *dst, uint64_t len)
+{
+	struct seg_pos from = { .seg = src->seg }, to = { .seg = dst->seg };
+
+	while (len) {
+		uint64_t n = len < DMA_CHUNK ? len : DMA_CHUNK;
+
+		if (dma_segs(&from, eng->bounce, n, false) ||
+		    dma_segs(&to, eng->bounce, n, true))
+			return -EFAULT;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * Between the engine's own memory and process segments: inline payload of
+ * a WQE goes out (@out), a UMR's list comes in.
+ */
+int nic_dma_buf(const struct seg_list *segs, void *buf, uint64_t len, bool out)
+{
+	struct seg_pos pos = { .seg = segs->seg };
+
+	return dma_segs(&pos, buf, len, out);
+}

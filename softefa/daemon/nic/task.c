@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The engine thread: its passes over every device's CQs and QPs, and its
+ * naps between them.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include <infiniband/verbs.h>
+
+#include "nic/loc.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static unsigned int engine_pass(struct nic_engine *eng)
+{
+	struct sefa_daemon *d = eng->d;
+	unsigned int work = 0, i, q;
+
+	eng->now = now_ns();
+
+	for (i = 0; i < d->ndev; i++) {
+		struct sefa_cq *cq;
+
+		for (cq = d->dev[i].armable; cq; cq = cq->next_armable)
+			work += sefa_cq_poll_arm(cq);
+		for (q = 0; q < SEFA_MAX_QP_IDX; q++) {
+			struct sefa_qp *qp = d->dev[i].qp[q];
+
+			if (!qp)
+				continue;
+			/* in error, receives posted meanwhile complete flushed */
+			if (qp->state == IBV_QPS_ERR)
+				nic_comp_flush(qp);
+			if (qp->state < IBV_QPS_RTS)
+				continue;
+			work += nic_req_sq(eng, qp);
+			if (qp->pending)
+				work += nic_req_retry(eng, qp);
+		}
+	}
+	return d->engine_tick ? work + d->engine_tick(d) : work;
+}
+
+/*
+ * Doorbells are plain stores, so the engine polls.  After traffic it naps
+ * for a few microseconds between passes: a sleeper that wakes preempts the
+ * clients spinning on their CQs, where yielding would queue behind them for
+ * a whole time slice.  Idle for long, it backs off to a millisecond.
+ */
+#define NAP_NS		(20 * 1000)
+#define IDLE_NAPS	5000		/* about 100 ms of naps */
+
+/*
+ * Clients busy-poll their CQs, so with as many spinning clients as CPUs a
+ * plain thread waits a scheduler time slice for every packet.  A NIC does
+ * not queue behind the host's threads: where allowed, the engine runs at a
+ * real-time priority.  It sleeps whenever it finds nothing to do, so it
+ * takes only what the traffic needs.
+ */
+static void engine_priority(void)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+
+	pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+}
+
+static void *engine_main(void *arg)
+{
+	struct nic_engine *eng = arg;
+	struct sefa_daemon *d = eng->d;
+	unsigned int idle = 0, busy = 0;
+
+	/* Naps this short are only worth it with a precise timer. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	engine_priority();
+	for (;;) {
+		struct timespec ts = { .tv_nsec = NAP_NS };
+		unsigned int work;
+
+		/*
+		 * The daemon lock: the objects the pass reads and writes
+		 * (devices' tables, QPs, CQs, keys, counters) are also the
+		 * commands', and the stop flag is main's.
+		 */
+		pthread_mutex_lock(&d->lock);
+		if (d->engine_stop) {
+			pthread_mutex_unlock(&d->lock);
+			free(eng);
+			return NULL;
+		}
+		work = engine_pass(eng);
+		pthread_mutex_unlock(&d->lock);
+
+		/*
+		 * Busy, go round again, but nap now and then: at real-time
+		 * priority a flood of doorbells must not starve the host.
+		 */
+		if (work) {
+			idle = 0;
+			if (++busy % 256)
+				continue;
+		}
+		if (++idle > IDLE_NAPS)
+			ts.tv_nsec = 1000 * 1000;
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* The engine thread owns its state and frees it when it stops. */
+int sefa_engine_start(struct sefa_daemon *d)
+{
+	struct nic_engine *eng = calloc(1, sizeof(*eng));
+	int ret;
+
+	if (!eng)
+		return -ENOMEM;
+	eng->d = d;
+	ret = pthread_create(&d->engine, NULL, engine_main, eng);
+	if (ret) {
+		free(eng);
+		return -ret;
+	}
+	return 0;
+}
+
+void sefa_engine_stop(struct sefa_daemon *d)
+{
+	pthread_mutex_lock(&d->lock);
+	d->engine_stop = true;
+	pthread_mutex_unlock(&d->lock);
+	pthread_join(d->engine, NULL);
+}
