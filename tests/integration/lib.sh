@@ -114,7 +114,8 @@ wait_listen() {
 # unless both succeed.  Output goes to $RUN/server.out and $RUN/client.out.
 # SERVER_ARGS and CLIENT_ARGS, when set, go to one side only (fi_pingpong
 # names its control port differently on each side); PAIR_TIMEOUT bounds
-# each side (60 s).
+# each side (60 s); a side that ignores SIGTERM (fi_pingpong was seen
+# blocking it) is killed 10 s later, so a test can never hang.
 pair() {
 	local sp=$1 cp=$2 spid rc=0 limit=${PAIR_TIMEOUT:-60}
 	shift 2
@@ -122,7 +123,7 @@ pair() {
 	# line-buffered, so a run that has to be killed still says how far
 	# it got
 	# shellcheck disable=SC2086
-	timeout "$limit" "$SOFTEFA" --run-dir "$RUN" exec --provider "$sp" -- \
+	timeout -k 10 "$limit" "$SOFTEFA" --run-dir "$RUN" exec --provider "$sp" -- \
 		stdbuf -oL "$@" ${SERVER_ARGS:-} >"$RUN/server.out" 2>&1 &
 	spid=$!
 	if ! wait_listen "$PORT"; then
@@ -132,7 +133,7 @@ pair() {
 		return 1
 	fi
 	# shellcheck disable=SC2086
-	timeout "$limit" "$SOFTEFA" --run-dir "$RUN" exec --provider "$cp" -- \
+	timeout -k 10 "$limit" "$SOFTEFA" --run-dir "$RUN" exec --provider "$cp" -- \
 		stdbuf -oL "$@" ${CLIENT_ARGS:-} 127.0.0.1 >"$RUN/client.out" 2>&1 ||
 		rc=$?
 	wait "$spid" || rc=$((rc ? rc : $?))

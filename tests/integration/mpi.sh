@@ -13,7 +13,7 @@ start_host
 # libfabric.sh); osc pt2pt carries one-sided operations over the MTL,
 # where osc sm would use shared memory.
 export FI_EFA_ENABLE_SHM_TRANSFER=0
-out=$(timeout 300 "$SOFTEFA" --run-dir "$RUN" exec -- \
+out=$(timeout -k 10 300 "$SOFTEFA" --run-dir "$RUN" exec -- \
 	mpirun --allow-run-as-root --oversubscribe -np "$NP" \
 	--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include efa \
 	--mca osc pt2pt --mca btl self -x FI_EFA_ENABLE_SHM_TRANSFER \
