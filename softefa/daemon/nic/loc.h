@@ -1,7 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * What the NIC's files share and nothing above the NIC sees: process
- * segments, and the functions of each stage the others call.
+ * Inside the NIC: the packet its stages pass each other, the engine
+ * thread's state, and what each stage's file offers the others.
+ *
+ * The NIC of every device of this host is a pipeline.  The requester
+ * (req.c) reads a send queue, checks a WQE against its own QP and keys and
+ * makes it a packet; the wire (wire.c) finds the device the packet is
+ * addressed to and hands it to that device's responder (resp.c), which
+ * checks it against the target QP and keys, places the data, completes the
+ * receive and answers with an ACK or a NAK; the wire takes the answer to
+ * the requester's device, where the completer (comp.c) retires the WQE
+ * into the send CQ, or has it sent again while the receiver is not ready.
+ * Keys are resolved by mr.c, bytes moved by dma.c, and the engine thread
+ * (task.c) runs the pipeline over every QP on each pass.
+ *
+ * UD is unreliable: a packet with no receive buffer, a wrong Q_Key or no
+ * such QP is lost, nobody answers it, and the send completes once on the
+ * wire.  SRD is reliable and at most once: the sender learns the outcome,
+ * and receiver-not-ready is retried rnr_retry times (7: forever) before an
+ * RNR error completion.  RC is in order: the WQE at the head of the SQ
+ * waits there until its answer comes.
  */
 #ifndef SEFA_NIC_LOC_H
 #define SEFA_NIC_LOC_H
@@ -13,6 +31,13 @@
 #define MAX_SGE			16
 /* A receive WR of MAX_SGE buffers, each through a full indirect key. */
 #define MAX_SEGS		(MAX_SGE * SEFA_INDIRECT_MR_MAX_ENTRIES)
+
+/* Count @n on a QP and on its device. */
+#define NIC_COUNT(qp, field, n)				\
+	do {						\
+		(qp)->cnt.field += (n);			\
+		(qp)->dev->cnt.field += (n);		\
+	} while (0)
 
 /* A piece of process memory the engine reads or writes. */
 struct dma_seg {
@@ -28,14 +53,83 @@ struct seg_list {
 };
 
 /*
+ * What a packet asks: the op types of the WQE, which the receive
+ * completion reports too; or what it answers.
+ */
+enum sefa_pkt_op {
+	SEFA_PKT_SEND = EFA_IO_SEND,
+	SEFA_PKT_READ = EFA_IO_RDMA_READ,
+	SEFA_PKT_WRITE = EFA_IO_RDMA_WRITE,
+	SEFA_PKT_ACK = 8,		/* an ACK or a NAK, by its status */
+};
+
+#define SEFA_PKT_IMM		0x01	/* carries immediate data */
+
+/*
+ * A packet between the stages: a request from a requester to a responder,
+ * or the answer back to the requester's completer.  Devices are named by
+ * GID (an RC path without a GRH by LID), so a wire between hosts can carry
+ * it as it is.  Its payload is the requester's buffers on the short local
+ * path, where the responder moves bytes straight between the two
+ * processes (a read's data into them), or bytes (inline data).
+ */
+struct sefa_pkt {
+	uint8_t op;			/* enum sefa_pkt_op */
+	uint8_t qpt;			/* IBV_QPT_UD, _DRIVER (SRD), _RC */
+	uint8_t flags;			/* SEFA_PKT_* */
+	uint8_t status;			/* ACK: the requester's completion */
+	uint8_t rnr_timer;		/* ACK: the receiver's min_rnr_timer */
+	uint16_t dlid;			/* nonzero: routed by LID, not dgid */
+	uint8_t sgid[16];
+	uint8_t dgid[16];
+	uint32_t sqpn;
+	uint32_t dqpn;
+	uint32_t qkey;
+	uint32_t psn;			/* the request's, echoed */
+	uint32_t imm;
+	uint32_t rkey;
+	uint64_t raddr;
+	uint64_t len;			/* bytes of the message or RDMA */
+	struct seg_list segs;		/* the requester's buffers */
+	const void *data;		/* or, when set, the payload itself */
+};
+
+/* Where a WQE stands once the requester let go of it. */
+enum nic_send_state {
+	NIC_SEND_OUT,			/* on the wire, unanswered */
+	NIC_SEND_RETIRED,		/* completed, whatever the status */
+	NIC_SEND_RNR,			/* receiver not ready: again later */
+};
+
+/*
+ * A WQE between the requester and the completer: what the answer needs
+ * to retire it or to have it sent again.
+ */
+struct nic_send {
+	struct sefa_qp *qp;
+	const struct efa_io_tx_wqe *wqe;	/* the requester's copy */
+	uint32_t psn;
+	bool at_head;			/* RC: on the SQ until it retires */
+	struct sefa_pending *retry;	/* SRD: its entry, when sent again */
+	unsigned int rnr_done;		/* RNR retries, this one included */
+	enum nic_send_state state;
+};
+
+struct nic_engine;
+typedef void nic_xmit_fn(struct nic_engine *eng, const struct sefa_pkt *pkt);
+
+/*
  * One engine thread's own: the daemon it serves, the time of its pass,
- * and the buffers its stages share, too big for its stack (the payload
- * bounce, the two sides' segments, a UMR's list).  Every stage is handed
- * it, so that nothing of the NIC is file-static.
+ * the wire its stages send on, the WQE whose packet is on it, and the
+ * buffers its stages share, too big for its stack (the payload bounce, the
+ * two sides' segments, a UMR's list).  Every stage is handed it, so that
+ * nothing of the NIC is file-static.
  */
 struct nic_engine {
 	struct sefa_daemon *d;
 	uint64_t now;			/* CLOCK_MONOTONIC ns, at the pass */
+	nic_xmit_fn *xmit;		/* nic_wire_xmit, or a test's */
+	struct nic_send *send;		/* awaiting its answer */
 	uint8_t bounce[DMA_CHUNK];
 	struct dma_seg local_segs[MAX_SEGS];
 	struct dma_seg peer_segs[MAX_SEGS];
@@ -52,9 +146,28 @@ int nic_dma_copy(struct nic_engine *eng, const struct seg_list *src,
 		 const struct seg_list *dst, uint64_t len);
 int nic_dma_buf(const struct seg_list *segs, void *buf, uint64_t len, bool out);
 
-/* engine.c */
+/* req.c */
 unsigned int nic_req_sq(struct nic_engine *eng, struct sefa_qp *qp);
 unsigned int nic_req_retry(struct nic_engine *eng, struct sefa_qp *qp);
+
+/* wire.c */
+nic_xmit_fn nic_wire_xmit;
+void nic_wire_answer(struct nic_engine *eng, const struct sefa_pkt *req,
+		     const uint8_t gid[16], int status, uint8_t rnr_timer);
+
+/* resp.c */
+void nic_resp_recv(struct nic_engine *eng, struct sefa_device *dev,
+		   const struct sefa_pkt *pkt);
+void nic_resp_flush(struct sefa_qp *qp);
+
+/* comp.c */
+void nic_comp_recv(struct nic_engine *eng, struct sefa_device *dev,
+		   const struct sefa_pkt *ack);
+void nic_comp_retire(struct nic_send *s, int status);
 void nic_comp_flush(struct sefa_qp *qp);
+
+/* task.c */
+struct nic_engine *nic_engine_new(struct sefa_daemon *d);
+unsigned int nic_engine_pass(struct nic_engine *eng);
 
 #endif

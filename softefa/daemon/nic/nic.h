@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The NIC of softefad: the engine that polls doorbells, executes work
- * requests and writes completions.
+ * The NIC of softefad: an engine thread that polls doorbells and runs
+ * each work request through a pipeline of requester, wire, responder and
+ * completer (nic/loc.h), up to the completions.
  */
 #ifndef SEFA_NIC_H
 #define SEFA_NIC_H
 
 #include "verbs/verbs.h"
 
-/* engine.c */
+/* task.c */
 int sefa_engine_start(struct sefa_daemon *d);
 void sefa_engine_stop(struct sefa_daemon *d);
 

@@ -22,13 +22,16 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static unsigned int engine_pass(struct nic_engine *eng)
+/*
+ * One pass: every armed CQ looked at, then each QP's flush, send queue and
+ * due retries, then the hook's timed work.  Returns the work done.
+ */
+unsigned int nic_engine_pass(struct nic_engine *eng)
 {
 	struct sefa_daemon *d = eng->d;
 	unsigned int work = 0, i, q;
 
 	eng->now = now_ns();
-
 	for (i = 0; i < d->ndev; i++) {
 		struct sefa_cq *cq;
 
@@ -99,7 +102,7 @@ static void *engine_main(void *arg)
 			free(eng);
 			return NULL;
 		}
-		work = engine_pass(eng);
+		work = nic_engine_pass(eng);
 		pthread_mutex_unlock(&d->lock);
 
 		/*
@@ -118,14 +121,24 @@ static void *engine_main(void *arg)
 }
 
 /* The engine thread owns its state and frees it when it stops. */
-int sefa_engine_start(struct sefa_daemon *d)
+struct nic_engine *nic_engine_new(struct sefa_daemon *d)
 {
 	struct nic_engine *eng = calloc(1, sizeof(*eng));
+
+	if (!eng)
+		return NULL;
+	eng->d = d;
+	eng->xmit = nic_wire_xmit;
+	return eng;
+}
+
+int sefa_engine_start(struct sefa_daemon *d)
+{
+	struct nic_engine *eng = nic_engine_new(d);
 	int ret;
 
 	if (!eng)
 		return -ENOMEM;
-	eng->d = d;
 	ret = pthread_create(&d->engine, NULL, engine_main, eng);
 	if (ret) {
 		free(eng);

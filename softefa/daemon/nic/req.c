@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The requester: reads a QP's send queue behind its doorbell, checks each
+ * WQE against the QP (op and transport, lengths, local keys, the AH), and
+ * turns it into a packet for the wire; a UMR, which moves nothing, it
+ * executes here.  What it cannot send it hands to the completer with a
+ * local error.  It keeps what a WQE needs to be sent again: RC's head stays
+ * on the ring until it retires, an SRD send the receiver was not ready for
+ * waits on the QP's pending list.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/efa-abi.h>
+
+#include "efa_abi_compat.h"
+#include "nic/loc.h"
+
+static uint64_t addr64(uint32_t lo, uint32_t hi)
+{
+	return (uint64_t)hi << 32 | lo;
+}
+
+static uint16_t sq_producer(const struct sefa_qp *qp)
+{
+	return __atomic_load_n((uint32_t *)((uint8_t *)qp->db->addr +
+					    SEFA_SQ_DB_OFF), __ATOMIC_ACQUIRE);
+}
+
+/*
+ * The local buffers of a send WQE, checked: each key must lead to memory
+ * of the QP's PD that holds the range.  Returns a status.
+ */
+static int gather_local(struct sefa_qp *qp, const struct efa_io_tx_buf_desc *b,
+			unsigned int n, uint32_t need_access,
+			struct seg_list *out, uint64_t *total)
+{
+	unsigned int i;
+
+	*total = 0;
+	out->n = 0;
+	for (i = 0; i < n; i++) {
+		uint64_t iova = addr64(b[i].buf_addr_lo, b[i].buf_addr_hi);
+
+		if (b[i].lkey & ~EFA_IO_LKEY_MASK ||
+		    nic_key_resolve(qp->dev, qp->pd, b[i].lkey, iova,
+				    b[i].length, need_access, out))
+			return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
+		*total += b[i].length;
+	}
+	return EFA_IO_COMP_STATUS_OK;
+}
+
+/* Message size limit: one MTU on the datagram transports. */
+static uint64_t max_msg(const struct sefa_qp *qp)
+{
+	return qp->type == IBV_QPT_RC ? qp->dev->profile->max_rdma_size :
+					qp->dev->profile->mtu;
+}
+
+/*
+ * Where the packet goes.  An RC QP's peer is fixed at RTR: the path names
+ * its device, by GID or LID, and its QP.  Otherwise the WQE names a
+ * device's AH, which must be one of the QP's PD.  Returns a status.
+ */
+static int req_route(const struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
+		     struct sefa_pkt *pkt)
+{
+	const struct sefa_dev_ah *ah;
+
+	if (qp->type == IBV_QPT_RC) {
+		if (qp->dest.is_global)
+			memcpy(pkt->dgid, qp->dest.dgid, sizeof(pkt->dgid));
+		else
+			pkt->dlid = qp->dest.dlid;
+		pkt->dqpn = qp->dest_qpn;
+		return EFA_IO_COMP_STATUS_OK;
+	}
+	ah = w->meta.ah < SEFA_MAX_AH ? &qp->dev->ah[w->meta.ah] : NULL;
+	if (!ah || !ah->users || ah->pd != qp->pd)
+		return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_AH;
+	memcpy(pkt->dgid, ah->gid, sizeof(pkt->dgid));
+	/* A 16-bit QPN on the wire: the device's QPNs fit. */
+	pkt->dqpn = w->meta.dest_qp_num;
+	pkt->qkey = w->meta.qkey;
+	return EFA_IO_COMP_STATUS_OK;
+}
+
+/* SEND and SEND with immediate: one message, at most one MTU. */
+static int req_send(struct nic_engine *eng, const struct nic_send *s,
+		    struct sefa_pkt *pkt)
+{
+	const struct efa_io_tx_wqe *w = s->wqe;
+	struct sefa_qp *qp = s->qp;
+	int st;
+
+	if (w->meta.ctrl1 & EFA_IO_TX_META_DESC_INLINE_MSG) {
+		if (w->meta.length > EFA_IO_TX_DESC_INLINE_MAX_SIZE)
+			return EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH;
+		pkt->len = w->meta.length;
+		pkt->data = w->data.inline_data;
+	} else {
+		if (w->meta.length > EFA_IO_TX_DESC_NUM_BUFS)
+			return EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR;
+		pkt->segs.seg = eng->local_segs;
+		st = gather_local(qp, w->data.sgl, w->meta.length, 0,
+				  &pkt->segs, &pkt->len);
+		if (st)
+			return st;
+	}
+	if (pkt->len > max_msg(qp))
+		return EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH;
+	/* It counts as sent from here on, even to a bad AH. */
+	NIC_COUNT(qp, tx_pkts, 1);
+	NIC_COUNT(qp, tx_bytes, pkt->len);
+	if (w->meta.ctrl1 & EFA_IO_TX_META_DESC_HAS_IMM) {
+		pkt->flags |= SEFA_PKT_IMM;
+		pkt->imm = w->meta.immediate_data;
+	}
+	return req_route(qp, w, pkt);
+}
+
+/*
+ * RDMA read and write, over SRD and RC: the target's memory, by its rkey,
+ * from or into our one local buffer, which may be longer.  A write with
+ * immediate also takes a receive at the target.
+ */
+static int req_rdma(struct nic_engine *eng, const struct nic_send *s,
+		    struct sefa_pkt *pkt)
+{
+	const struct efa_io_tx_wqe *w = s->wqe;
+	const struct efa_io_remote_mem_addr *rm = &w->data.rdma_req.remote_mem;
+	bool write = (w->meta.ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK) ==
+		     EFA_IO_RDMA_WRITE;
+	uint32_t cap = write ? EFA_QUERY_DEVICE_CAPS_RDMA_WRITE :
+			       EFA_QUERY_DEVICE_CAPS_RDMA_READ;
+	struct sefa_qp *qp = s->qp;
+	uint64_t len;
+	int st;
+
+	if (qp->type == IBV_QPT_UD || !(qp->dev->profile->device_caps & cap))
+		return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_OP_TYPE;
+	if (w->meta.length != EFA_IO_TX_DESC_NUM_RDMA_BUFS)
+		return EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR;
+	pkt->segs.seg = eng->local_segs;
+	st = gather_local(qp, w->data.rdma_req.local_mem, 1,
+			  write ? 0 : IBV_ACCESS_LOCAL_WRITE, &pkt->segs, &len);
+	if (st)
+		return st;
+	if (rm->length > len || rm->length > qp->dev->profile->max_rdma_size)
+		return EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH;
+	pkt->len = rm->length;
+	pkt->rkey = rm->rkey;
+	pkt->raddr = addr64(rm->buf_addr_lo, rm->buf_addr_hi);
+	if (write && (w->meta.ctrl1 & EFA_IO_TX_META_DESC_HAS_IMM)) {
+		pkt->flags |= SEFA_PKT_IMM;
+		pkt->imm = w->meta.immediate_data;
+	}
+	return req_route(qp, w, pkt);
+}
+
+/*
+ * UMR, on RC: fill an indirect key of the QP's PD with the list the WQE
+ * points at, read now through a local key, or invalidate it (no list).
+ * Returns a status; a failure leaves the key as it was.
+ */
+static int req_umr(struct nic_engine *eng, const struct nic_send *s)
+{
+	const struct efa_io_umr_req *u = &s->wqe->data.umr_req;
+	struct sefa_qp *qp = s->qp;
+	uint32_t caps = qp->dev->profile->device_caps;
+	struct seg_list list = { .seg = eng->local_segs };
+	unsigned int n = s->wqe->meta.length;
+	struct sefa_mr *mkey;
+	uint64_t len;
+	int st;
+
+	if (qp->type != IBV_QPT_RC || !(caps & SEFA_QUERY_DEVICE_CAPS_INDIRECT_MR))
+		return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_OP_TYPE;
+	mkey = sefa_mr_get(qp->dev, u->mkey);
+	if (!mkey || !mkey->indirect || mkey->pd != qp->pd)
+		return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
+	if (!n) {
+		sefa_mr_invalidate(mkey);
+		return EFA_IO_COMP_STATUS_OK;
+	}
+	if (n > mkey->max_entries ||
+	    u->klm_list.length != n * sizeof(struct efa_io_klm))
+		return EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH;
+
+	st = gather_local(qp, &u->klm_list, 1, 0, &list, &len);
+	if (st)
+		return st;
+	if (nic_dma_buf(&list, eng->umr_list, len, false) ||
+	    sefa_mr_fill(mkey, eng->umr_list, n, u->base_addr, u->access))
+		return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
+	return EFA_IO_COMP_STATUS_OK;
+}
+
+/* The packet of a WQE that moves data, or the status that keeps it here. */
+static int req_packet(struct nic_engine *eng, const struct nic_send *s,
+		      struct sefa_pkt *pkt)
+{
+	switch (s->wqe->meta.ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK) {
+	case EFA_IO_SEND:
+		return req_send(eng, s, pkt);
+	case EFA_IO_RDMA_READ:
+	case EFA_IO_RDMA_WRITE:
+		return req_rdma(eng, s, pkt);
+	default:
+		return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_OP_TYPE;
+	}
+}
+
+/*
+ * Onto the wire, which on the local path has the answer back to the
+ * completer before it returns.  Nobody answers UD: its send is done once
+ * it is on the wire.
+ */
+static void req_xmit(struct nic_engine *eng, struct nic_send *s,
+		     struct sefa_pkt *pkt)
+{
+	struct sefa_qp *qp = s->qp;
+
+	pkt->op = s->wqe->meta.ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK;
+	pkt->qpt = qp->type;
+	memcpy(pkt->sgid, qp->dev->gid, sizeof(pkt->sgid));
+	pkt->sqpn = qp->qpn;
+	pkt->psn = s->psn;
+	s->state = NIC_SEND_OUT;
+	eng->send = s;
+	eng->xmit(eng, pkt);
+	eng->send = NULL;
+	if (qp->type == IBV_QPT_UD)
+		nic_comp_retire(s, EFA_IO_COMP_STATUS_OK);
+}
+
+/* A WQE whole in one descriptor, as this device takes them. */
+static bool wqe_whole(const struct efa_io_tx_wqe *w)
+{
+	const uint8_t need = EFA_IO_TX_META_DESC_FIRST | EFA_IO_TX_META_DESC_LAST;
+
+	return (w->meta.ctrl1 & EFA_IO_TX_META_DESC_META_DESC) &&
+	       (w->meta.ctrl2 & need) == need;
+}
+
+/* Execute one WQE: a local operation, or a packet onto the wire. */
+static void req_exec(struct nic_engine *eng, struct nic_send *s)
+{
+	struct sefa_pkt pkt = {};
+	int st;
+
+	if (!wqe_whole(s->wqe)) {
+		nic_comp_retire(s, EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR);
+		return;
+	}
+	if ((s->wqe->meta.ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK) ==
+	    EFA_IO_UMR) {
+		nic_comp_retire(s, req_umr(eng, s));
+		return;
+	}
+	st = req_packet(eng, s, &pkt);
+	if (st) {
+		nic_comp_retire(s, st);
+		return;
+	}
+	req_xmit(eng, s, &pkt);
+}
+
+/*
+ * RC is in order: the WQE at the head waits for the receiver, and nothing
+ * behind it moves.  Returns false while the head must wait.
+ */
+static bool req_rc_head(struct nic_engine *eng, struct sefa_qp *qp,
+			const struct efa_io_tx_wqe *w)
+{
+	struct nic_send s = {
+		.qp = qp, .wqe = w, .psn = qp->sq_psn, .at_head = true,
+		.rnr_done = qp->rnr_tries,
+	};
+
+	if (qp->rnr_due_ns > eng->now)
+		return false;
+	req_exec(eng, &s);
+	return s.state == NIC_SEND_RETIRED;
+}
+
+unsigned int nic_req_sq(struct nic_engine *eng, struct sefa_qp *qp)
+{
+	const struct efa_io_tx_wqe *ring = qp->sq_ring->addr;
+	uint16_t pc = sq_producer(qp);
+	unsigned int work = 0;
+
+	/* A doorbell beyond the ring is the provider's bug: do one lap. */
+	while (qp->sq_ci != pc && work < qp->sq_entries) {
+		struct efa_io_tx_wqe w = ring[qp->sq_ci & (qp->sq_entries - 1)];
+		struct nic_send s = { .qp = qp, .wqe = &w, .psn = qp->sq_psn };
+
+		if (qp->type == IBV_QPT_RC && qp->state != IBV_QPS_ERR) {
+			if (!req_rc_head(eng, qp, &w))
+				break;
+			work++;
+			continue;
+		}
+		qp->sq_ci++;
+		work++;
+		if (qp->state == IBV_QPS_ERR)
+			nic_comp_retire(&s, EFA_IO_COMP_STATUS_FLUSHED);
+		else
+			req_exec(eng, &s);
+	}
+	return work;
+}
+
+/*
+ * Send again the SRD sends that are due, whose receiver was not ready:
+ * the completer tells whether one waits on or is done.
+ */
+unsigned int nic_req_retry(struct nic_engine *eng, struct sefa_qp *qp)
+{
+	struct sefa_pending **pp = &qp->pending, *p;
+	unsigned int work = 0;
+
+	while ((p = *pp)) {
+		struct nic_send s = {
+			.qp = qp, .wqe = &p->wqe, .psn = qp->sq_psn, .retry = p,
+		};
+
+		if (p->due_ns > eng->now) {
+			pp = &p->next;
+			continue;
+		}
+		work++;
+		s.rnr_done = ++p->retries;
+		req_exec(eng, &s);
+		if (s.state == NIC_SEND_RNR) {
+			pp = &p->next;
+			continue;
+		}
+		*pp = p->next;
+		free(p);
+	}
+	return work;
+}

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The responder: a request packet the wire brought to one of this host's
+ * devices.  It checks the packet against the target QP (transport, state,
+ * Q_Key, or RC's connection) and its keys, takes the next receive, places
+ * the data, writes the receive completion, and answers the reliable
+ * transports with an ACK or a NAK through the wire.  Every check comes
+ * before any byte moves.
+ */
+#include <string.h>
+
+#include <infiniband/verbs.h>
+
+#include "nic/loc.h"
+
+/*
+ * A UD receive, on EFA as on InfiniBand, leaves the first 40 bytes of the
+ * WR's scatter list to a GRH, wherever the SGEs split them: the payload
+ * follows.  EFA has no GRH to put there and never reports IBV_WC_GRH, so,
+ * as for an IB message without one, the area is undefined: the device
+ * writes nothing in it.  The completion's length counts it, as IB's does.
+ */
+#define UD_GRH_LEN	sizeof(struct ibv_grh)
+
+static uint64_t addr64(uint32_t lo, uint32_t hi)
+{
+	return (uint64_t)hi << 32 | lo;
+}
+
+static bool qp_receives(const struct sefa_qp *qp)
+{
+	return qp->state == IBV_QPS_RTR || qp->state == IBV_QPS_RTS ||
+	       qp->state == IBV_QPS_SQD;
+}
+
+static uint16_t rq_producer(const struct sefa_qp *qp)
+{
+	return __atomic_load_n((uint32_t *)((uint8_t *)qp->db->addr +
+					    SEFA_RQ_DB_OFF), __ATOMIC_ACQUIRE);
+}
+
+/* The RX descriptors of the next receive WR, or 0 when none is posted. */
+static unsigned int next_recv(struct sefa_qp *qp, struct efa_io_rx_desc *d)
+{
+	const struct efa_io_rx_desc *ring = qp->rq_ring ? qp->rq_ring->addr :
+							  NULL;
+	uint16_t avail = rq_producer(qp) - qp->rq_ci;
+	unsigned int n = 0;
+
+	if (!ring)
+		return 0;
+	if (avail > qp->rq_entries)
+		avail = qp->rq_entries;
+	while (n < avail && n < MAX_SGE) {
+		d[n] = ring[(uint16_t)(qp->rq_ci + n) & (qp->rq_entries - 1)];
+		if (d[n++].lkey_ctrl & EFA_IO_RX_DESC_LAST)
+			return n;
+	}
+	return 0;
+}
+
+/* The receive completion; @pkt is the message's, or NULL for a flush. */
+static void complete_recv(struct sefa_qp *tqp, const struct efa_io_rx_desc *d,
+			  int status, const struct sefa_pkt *pkt, uint64_t len)
+{
+	struct efa_io_rx_cdesc_ex e = {};
+
+	if (status != EFA_IO_COMP_STATUS_OK)
+		NIC_COUNT(tqp, errors, 1);
+	e.base.common.req_id = d->req_id;
+	e.base.common.status = status;
+	e.base.common.flags = EFA_IO_RECV_QUEUE << EFA_IO_CDESC_COMMON_Q_TYPE_SHIFT;
+	e.base.common.qp_num = tqp->qpn;
+	if (pkt) {
+		if (pkt->flags & SEFA_PKT_IMM) {
+			e.base.common.flags |= EFA_IO_CDESC_COMMON_HAS_IMM;
+			e.base.imm = pkt->imm;
+		}
+		/*
+		 * A write with immediate, and any RC message, may pass 64
+		 * KiB: the entry carries the length's high half too.
+		 */
+		e.base.common.flags |= pkt->op << EFA_IO_CDESC_COMMON_OP_TYPE_SHIFT &
+				       EFA_IO_CDESC_COMMON_OP_TYPE_MASK;
+		if (pkt->op == SEFA_PKT_WRITE || tqp->type == IBV_QPT_RC)
+			e.u.rdma_write.length_hi = len >> 16;
+		e.base.length = len;
+		e.base.src_qp_num = pkt->sqpn;
+		e.base.ah = sefa_ah_find(tqp->pd, pkt->sgid);
+		if (e.base.ah == EFA_IO_AH_UNKNOWN && tqp->recv_cq->with_sgid &&
+		    pkt->op != SEFA_PKT_WRITE && tqp->type != IBV_QPT_RC)
+			memcpy(e.u.src_addr, pkt->sgid, 16);
+	}
+	sefa_cq_write(tqp->recv_cq, tqp->recv_sub_cq, &e, sizeof(e));
+}
+
+/* Take the receive of @n descriptors and complete it. */
+static void consume_recv(struct sefa_qp *tqp, const struct efa_io_rx_desc *d,
+			 unsigned int n, int status,
+			 const struct sefa_pkt *pkt, uint64_t len)
+{
+	tqp->rq_ci += n;
+	complete_recv(tqp, d, status, pkt, len);
+}
+
+/* Everything posted to the RQ completes with FLUSHED: the QP is in error. */
+void nic_resp_flush(struct sefa_qp *qp)
+{
+	struct efa_io_rx_desc rx[MAX_SGE];
+	unsigned int n;
+
+	while ((n = next_recv(qp, rx)))
+		consume_recv(qp, rx, n, EFA_IO_COMP_STATUS_FLUSHED, NULL, 0);
+}
+
+/* Step over the first @n bytes of the segments, which must hold them. */
+static void seg_skip(struct seg_list *l, uint64_t n)
+{
+	while (n && n >= l->seg->len) {
+		n -= l->seg->len;
+		l->seg++;
+		l->n--;
+	}
+	if (n) {
+		l->seg->addr += n;
+		l->seg->len -= n;
+	}
+}
+
+/* Receive buffers of one WR, checked as the receiver's local writes. */
+static int scatter_local(struct sefa_qp *tqp, const struct efa_io_rx_desc *d,
+			 unsigned int n, struct seg_list *out, uint64_t *room)
+{
+	unsigned int i;
+
+	*room = 0;
+	out->n = 0;
+	for (i = 0; i < n; i++) {
+		uint64_t iova = addr64(d[i].buf_addr_lo, d[i].buf_addr_hi);
+
+		if (nic_key_resolve(tqp->dev, tqp->pd,
+				    d[i].lkey_ctrl & EFA_IO_RX_DESC_LKEY_MASK,
+				    iova, d[i].length, IBV_ACCESS_LOCAL_WRITE,
+				    out))
+			return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
+		*room += d[i].length;
+	}
+	return EFA_IO_COMP_STATUS_OK;
+}
+
+/*
+ * The answer to a reliable transport's request: an ACK, or a NAK by its
+ * status; an RNR NAK carries the time this receiver asks the sender to
+ * wait.  UD gets none.
+ */
+static void resp_answer(struct nic_engine *eng, const struct sefa_device *dev,
+			const struct sefa_pkt *pkt, int status,
+			uint8_t rnr_timer)
+{
+	if (pkt->qpt != IBV_QPT_UD)
+		nic_wire_answer(eng, pkt, dev->gid, status, rnr_timer);
+}
+
+/*
+ * The QP a packet is for, or the status its requester gets: an RC QP must
+ * be connected back to the sender, and nobody answering there is the
+ * requester's timeout; a datagram QP must have the Q_Key.
+ */
+static int resp_qp(struct sefa_device *dev, const struct sefa_pkt *pkt,
+		   struct sefa_qp **out)
+{
+	struct sefa_qp *tqp = sefa_qp_lookup(dev, pkt->dqpn);
+	int bad = pkt->qpt == IBV_QPT_RC ?
+		  EFA_IO_COMP_STATUS_LOCAL_ERROR_UNRESP_REMOTE :
+		  EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_DEST_QPN;
+
+	if (!tqp || tqp->type != pkt->qpt || !qp_receives(tqp))
+		return bad;
+	if (pkt->qpt == IBV_QPT_RC ? tqp->dest_qpn != pkt->sqpn :
+				     tqp->qkey != pkt->qkey)
+		return bad;
+	*out = tqp;
+	return EFA_IO_COMP_STATUS_OK;
+}
+
+/* The payload into the segments of a receive or of an rkey. */
+static int resp_place(struct nic_engine *eng, const struct sefa_pkt *pkt,
+		      const struct seg_list *dst)
+{
+	if (pkt->data)
+		return nic_dma_buf(dst, (void *)pkt->data, pkt->len, true);
+	return nic_dma_copy(eng, &pkt->segs, dst, pkt->len);
+}
+
+/*
+ * SEND: into the next receive, behind the GRH area on UD.  With no receive
+ * posted UD drops the message and the others NAK it as not ready; a
+ * message too long for the receive fails it on UD, while SRD and RC keep
+ * the receive and NAK.
+ */
+static void resp_send(struct nic_engine *eng, struct sefa_qp *tqp,
+		      const struct sefa_pkt *pkt)
+{
+	bool ud = pkt->qpt == IBV_QPT_UD;
+	uint64_t grh = ud ? UD_GRH_LEN : 0;
+	struct seg_list dst = { .seg = eng->peer_segs };
+	struct efa_io_rx_desc rx[MAX_SGE];
+	unsigned int nrx;
+	uint64_t room;
+	int st;
+
+	nrx = next_recv(tqp, rx);
+	if (!nrx) {
+		if (ud)
+			NIC_COUNT(tqp, rx_drops, 1);
+		resp_answer(eng, tqp->dev, pkt,
+			    EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR,
+			    tqp->min_rnr_timer);
+		return;
+	}
+
+	st = scatter_local(tqp, rx, nrx, &dst, &room);
+	if (!st && grh + pkt->len > room) {
+		if (!ud) {
+			resp_answer(eng, tqp->dev, pkt,
+				    EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_LENGTH,
+				    tqp->min_rnr_timer);
+			return;
+		}
+		st = EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH;
+	}
+	if (!st) {
+		seg_skip(&dst, grh);
+		if (resp_place(eng, pkt, &dst))
+			st = EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
+	}
+
+	tqp->rq_psn = (tqp->rq_psn + 1) & 0xffffff;
+	consume_recv(tqp, rx, nrx, st, pkt, grh + pkt->len);
+	if (!st) {
+		NIC_COUNT(tqp, rx_pkts, 1);
+		NIC_COUNT(tqp, rx_bytes, pkt->len);
+	}
+	resp_answer(eng, tqp->dev, pkt,
+		    st ? EFA_IO_COMP_STATUS_REMOTE_ERROR_ABORT :
+			 EFA_IO_COMP_STATUS_OK, tqp->min_rnr_timer);
+}
+
+/*
+ * RDMA read and write: the target's memory by its rkey, which on SRD only
+ * a peer the target has an AH for may use.  A write with immediate takes
+ * a receive too.
+ */
+static int resp_rdma(struct nic_engine *eng, struct sefa_qp *tqp,
+		     const struct sefa_pkt *pkt)
+{
+	bool write = pkt->op == SEFA_PKT_WRITE;
+	uint32_t access = write ? IBV_ACCESS_REMOTE_WRITE :
+				  IBV_ACCESS_REMOTE_READ;
+	struct seg_list remote = { .seg = eng->peer_segs };
+	struct efa_io_rx_desc rx[MAX_SGE];
+	unsigned int nrx = 0;
+
+	if (pkt->qpt == IBV_QPT_DRIVER &&
+	    sefa_ah_find(tqp->pd, pkt->sgid) == EFA_IO_AH_UNKNOWN)
+		return EFA_IO_COMP_STATUS_REMOTE_ERROR_UNKNOWN_PEER;
+	if (nic_key_resolve(tqp->dev, tqp->pd, pkt->rkey, pkt->raddr, pkt->len,
+			    access, &remote) ||
+	    (tqp->type == IBV_QPT_RC && !(tqp->access_flags & access)))
+		return EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS;
+	if (pkt->flags & SEFA_PKT_IMM) {
+		nrx = next_recv(tqp, rx);
+		if (!nrx)
+			return EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR;
+	}
+
+	if (write ? nic_dma_copy(eng, &pkt->segs, &remote, pkt->len) :
+		    nic_dma_copy(eng, &remote, &pkt->segs, pkt->len))
+		return EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS;
+	tqp->rq_psn = (tqp->rq_psn + 1) & 0xffffff;
+	if (write)
+		NIC_COUNT(tqp, rx_bytes, pkt->len);
+	if (nrx)
+		consume_recv(tqp, rx, nrx, EFA_IO_COMP_STATUS_OK, pkt, pkt->len);
+	return EFA_IO_COMP_STATUS_OK;
+}
+
+void nic_resp_recv(struct nic_engine *eng, struct sefa_device *dev,
+		   const struct sefa_pkt *pkt)
+{
+	struct sefa_qp *tqp;
+	int st;
+
+	st = resp_qp(dev, pkt, &tqp);
+	if (st) {
+		resp_answer(eng, dev, pkt, st, 0);
+		return;
+	}
+	if (pkt->op == SEFA_PKT_SEND) {
+		resp_send(eng, tqp, pkt);
+		return;
+	}
+	st = resp_rdma(eng, tqp, pkt);
+	resp_answer(eng, dev, pkt, st, tqp->min_rnr_timer);
+}

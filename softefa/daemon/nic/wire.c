@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The wire: takes a packet to the device it is addressed to, a request to
+ * that device's responder and an answer to its completer.  Today it is
+ * only the short local path, between the devices of this daemon, where a
+ * packet arrives before nic_wire_xmit() returns; a wire between hosts
+ * will carry the same packets.
+ */
+#include <string.h>
+
+#include <infiniband/verbs.h>
+
+#include "nic/loc.h"
+
+static struct sefa_device *device_by_gid(struct sefa_daemon *d,
+					 const uint8_t gid[16])
+{
+	unsigned int i;
+
+	for (i = 0; i < d->ndev; i++)
+		if (!memcmp(d->dev[i].gid, gid, 16))
+			return &d->dev[i];
+	return NULL;
+}
+
+static struct sefa_device *device_by_lid(struct sefa_daemon *d, uint16_t lid)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->ndev; i++)
+		if (d->dev[i].lid && d->dev[i].lid == lid)
+			return &d->dev[i];
+	return NULL;
+}
+
+/*
+ * Answer @req from the device at @gid: the ACK or NAK goes back to the
+ * requester's QP with its PSN.
+ */
+void nic_wire_answer(struct nic_engine *eng, const struct sefa_pkt *req,
+		     const uint8_t gid[16], int status, uint8_t rnr_timer)
+{
+	struct sefa_pkt ack = {
+		.op = SEFA_PKT_ACK,
+		.qpt = req->qpt,
+		.status = status,
+		.rnr_timer = rnr_timer,
+		.sqpn = req->dqpn,
+		.dqpn = req->sqpn,
+		.psn = req->psn,
+	};
+
+	memcpy(ack.sgid, gid, sizeof(ack.sgid));
+	memcpy(ack.dgid, req->sgid, sizeof(ack.dgid));
+	eng->xmit(eng, &ack);
+}
+
+void nic_wire_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
+{
+	struct sefa_device *dev = pkt->dlid ? device_by_lid(eng->d, pkt->dlid) :
+					      device_by_gid(eng->d, pkt->dgid);
+
+	if (dev && pkt->op == SEFA_PKT_ACK) {
+		nic_comp_recv(eng, dev, pkt);
+		return;
+	}
+	if (dev) {
+		nic_resp_recv(eng, dev, pkt);
+		return;
+	}
+	/*
+	 * Nobody at that address.  A reliable requester would time out; the
+	 * local path knows at once.  Lost UD packets and answers go unnoticed.
+	 */
+	if (pkt->op != SEFA_PKT_ACK && pkt->qpt != IBV_QPT_UD)
+		nic_wire_answer(eng, pkt, pkt->dgid,
+				EFA_IO_COMP_STATUS_LOCAL_ERROR_UNRESP_REMOTE, 0);
+}

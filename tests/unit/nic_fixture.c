@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The fake host of the NIC's unit tests: see nic_fixture.h. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rdma/efa-abi.h>
+#include <rdma/ib_user_verbs.h>
+
+#include "nic_fixture.h"
+
+#define FX_NDEV		2
+#define FX_MAX_OBJS	16
+#define FX_SQ_WQES	16
+#define FX_RQ_DESCS	16
+/* Any fixed clock: the stages only add waits to it. */
+#define FX_NOW		(1000ULL * 1000 * 1000)
+
+struct sefa_daemon fx_d;
+struct nic_engine *fx_eng;
+struct sefa_pkt fx_pkt[FX_MAX_PKTS];
+uint8_t fx_pkt_data[FX_MAX_PKTS][EFA_IO_TX_DESC_INLINE_MAX_SIZE];
+unsigned int fx_npkts;
+int fx_answer;
+uint8_t fx_answer_rnr_timer;
+
+static struct sefa_client fx_c[FX_NDEV];
+
+/* What the tests made, to destroy in the order the kernel would. */
+static struct {
+	struct sefa_qp *qp[FX_MAX_OBJS];
+	struct sefa_cq *cq[FX_MAX_OBJS];
+	struct sefa_mr *mr[FX_MAX_OBJS];
+	struct sefa_ah *ah[FX_MAX_OBJS];
+	struct sefa_pd *pd[FX_MAX_OBJS];
+	unsigned int nqp, ncq, nmr, nah, npd;
+} fx_objs;
+
+void fx_setup(void)
+{
+	unsigned int i;
+
+	memset(&fx_d, 0, sizeof(fx_d));
+	memset(fx_c, 0, sizeof(fx_c));
+	memset(&fx_objs, 0, sizeof(fx_objs));
+	fx_npkts = 0;
+	fx_answer = FX_NONE;
+	fx_answer_rnr_timer = 0;
+	fx_d.profile = sefa_profile_find("extended");
+	memcpy(fx_d.netdev.mac, "\x02\x00\x00\x00\x00\x01", 6);
+	ck_assert_int_eq(sefa_devices_init(&fx_d, FX_NDEV), 0);
+	for (i = 0; i < FX_NDEV; i++) {
+		fx_c[i].d = &fx_d;
+		fx_c[i].dev = &fx_d.dev[i];
+		fx_c[i].pid = getpid();
+		fx_c[i].sock = -1;
+	}
+	fx_eng = nic_engine_new(&fx_d);
+	ck_assert_ptr_nonnull(fx_eng);
+	fx_eng->xmit = fx_wire;
+	fx_eng->now = FX_NOW;
+}
+
+void fx_teardown(void)
+{
+	struct ib_uverbs_destroy_cq_resp cq_resp;
+	unsigned int i;
+
+	while (fx_objs.nqp)
+		sefa_qp_destroy(fx_objs.qp[--fx_objs.nqp]);
+	while (fx_objs.nah)
+		sefa_ah_destroy(fx_objs.ah[--fx_objs.nah]);
+	while (fx_objs.nmr)
+		sefa_mr_dereg(fx_objs.mr[--fx_objs.nmr]);
+	while (fx_objs.ncq)
+		sefa_cq_destroy(fx_objs.cq[--fx_objs.ncq], &cq_resp);
+	while (fx_objs.npd)
+		sefa_pd_destroy(fx_objs.pd[--fx_objs.npd]);
+	for (i = 0; i < FX_NDEV; i++) {
+		sefa_mmap_remove_all(&fx_c[i]);
+		free(fx_c[i].uobj);
+		free(fx_d.dev[i].mr);
+		free(fx_d.dev[i].mr_gen);
+	}
+	free(fx_eng);
+}
+
+static struct sefa_device *fx_dev_by_gid(const uint8_t gid[16])
+{
+	unsigned int i;
+
+	for (i = 0; i < fx_d.ndev; i++)
+		if (!memcmp(fx_d.dev[i].gid, gid, 16))
+			return &fx_d.dev[i];
+	return NULL;
+}
+
+/*
+ * The stub wire: records the packet; answers a reliable request with
+ * fx_answer unless it is FX_NONE; takes an answer to the completer of the
+ * device it is addressed to.
+ */
+void fx_wire(struct nic_engine *eng, const struct sefa_pkt *pkt)
+{
+	ck_assert_uint_lt(fx_npkts, FX_MAX_PKTS);
+	fx_pkt[fx_npkts] = *pkt;
+	if (pkt->data)
+		memcpy(fx_pkt_data[fx_npkts], pkt->data, pkt->len);
+	fx_npkts++;
+	if (pkt->op == SEFA_PKT_ACK) {
+		nic_comp_recv(eng, fx_dev_by_gid(pkt->dgid), pkt);
+		return;
+	}
+	if (fx_answer != FX_NONE && pkt->qpt != IBV_QPT_UD)
+		nic_wire_answer(eng, pkt, pkt->dgid, fx_answer,
+				fx_answer_rnr_timer);
+}
+
+struct sefa_pd *fx_pd(unsigned int dev)
+{
+	struct sefa_pd *pd;
+
+	ck_assert_int_eq(sefa_pd_alloc(&fx_c[dev], &pd), 0);
+	fx_objs.pd[fx_objs.npd++] = pd;
+	return pd;
+}
+
+struct sefa_mr *fx_mr(struct sefa_pd *pd, void *buf, size_t len,
+		      uint32_t access)
+{
+	struct sefa_mr *mr;
+
+	ck_assert_int_eq(sefa_mr_reg(&fx_c[pd->dev->index], pd, (uintptr_t)buf,
+				     len, (uintptr_t)buf, access, &mr), 0);
+	fx_objs.mr[fx_objs.nmr++] = mr;
+	return mr;
+}
+
+/* A command whose driver udata is @in and @out, in this process. */
+static struct sefa_cmd fx_cmd(unsigned int dev, void *in, size_t inlen,
+			      void *out, size_t outlen)
+{
+	return (struct sefa_cmd){
+		.c = &fx_c[dev],
+		.udata_in = { .addr = (uintptr_t)in, .len = inlen },
+		.udata_out = { .addr = (uintptr_t)out, .len = outlen },
+	};
+}
+
+struct sefa_cq *fx_cq(unsigned int dev)
+{
+	struct efa_ibv_create_cq ucmd = {
+		.cq_entry_size = EFA_IO_CQE_EX_SIZE,
+		.num_sub_cqs = fx_d.profile->sub_cqs_per_cq,
+		.flags = EFA_CREATE_CQ_WITH_SGID,
+	};
+	struct efa_ibv_create_cq_resp resp;
+	struct sefa_cq_params p = { .cqe = 64, .channel_fd = -1 };
+	struct sefa_cmd cmd = fx_cmd(dev, &ucmd, sizeof(ucmd), &resp,
+				     sizeof(resp));
+	struct sefa_cq *cq;
+
+	ck_assert_int_eq(sefa_cq_create(&cmd, &p, &cq), 0);
+	fx_objs.cq[fx_objs.ncq++] = cq;
+	return cq;
+}
+
+static void fx_modify(struct sefa_qp *qp, struct ib_uverbs_modify_qp *m,
+		      int state, uint32_t mask)
+{
+	m->qp_state = state;
+	m->attr_mask = IBV_QP_STATE | mask;
+	ck_assert_int_eq(sefa_qp_modify(qp, m), 0);
+}
+
+struct sefa_qp *fx_qp(struct sefa_pd *pd, struct sefa_cq *cq, int type)
+{
+	struct efa_ibv_create_qp ucmd = {
+		.rq_ring_size = FX_RQ_DESCS * EFA_IO_RX_DESC_SIZE,
+		.sq_ring_size = FX_SQ_WQES * EFA_IO_TX_WQE_SIZE,
+		.driver_qp_type = EFA_QP_DRIVER_TYPE_SRD,
+	};
+	struct sefa_qp_params p = {
+		.pd = pd, .send_cq = cq, .recv_cq = cq, .type = type,
+		.max_send_wr = FX_SQ_WQES, .max_recv_wr = FX_RQ_DESCS,
+		.max_send_sge = 1, .max_recv_sge = 1,
+	};
+	struct efa_ibv_create_qp_resp resp;
+	struct sefa_cmd cmd = fx_cmd(pd->dev->index, &ucmd, sizeof(ucmd),
+				     &resp, sizeof(resp));
+	struct ib_uverbs_modify_qp m = { .port_num = 1, .qkey = FX_QKEY };
+	struct sefa_qp *qp;
+
+	ck_assert_int_eq(sefa_qp_create(&cmd, &p, &qp, &resp), 0);
+	fx_objs.qp[fx_objs.nqp++] = qp;
+	if (type == IBV_QPT_RC) {
+		m.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
+				    IBV_ACCESS_REMOTE_WRITE |
+				    IBV_ACCESS_REMOTE_READ;
+		fx_modify(qp, &m, IBV_QPS_INIT, IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+		return qp;
+	}
+	fx_modify(qp, &m, IBV_QPS_INIT, IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+		  IBV_QP_QKEY);
+	fx_modify(qp, &m, IBV_QPS_RTR, 0);
+	fx_modify(qp, &m, IBV_QPS_RTS, IBV_QP_SQ_PSN);
+	return qp;
+}
+
+static void fx_rc_rtr_rts(struct sefa_qp *qp, const struct sefa_qp *peer,
+			  bool by_lid)
+{
+	struct ib_uverbs_modify_qp m = {
+		.dest = { .port_num = 1 },
+		.path_mtu = IBV_MTU_4096,
+		.dest_qp_num = peer->qpn,
+		.min_rnr_timer = 12,
+		.retry_cnt = 7,
+		.rnr_retry = 7,
+	};
+
+	if (by_lid) {
+		m.dest.dlid = peer->dev->lid;
+	} else {
+		m.dest.is_global = 1;
+		memcpy(m.dest.dgid, peer->dev->gid, 16);
+	}
+	fx_modify(qp, &m, IBV_QPS_RTR, IBV_QP_AV | IBV_QP_PATH_MTU |
+		  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+		  IBV_QP_MIN_RNR_TIMER);
+	fx_modify(qp, &m, IBV_QPS_RTS, IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+		  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+void fx_rc_connect(struct sefa_qp *a, struct sefa_qp *b, bool by_lid)
+{
+	fx_rc_rtr_rts(a, b, by_lid);
+	fx_rc_rtr_rts(b, a, by_lid);
+}
+
+uint16_t fx_ah(struct sefa_pd *pd, unsigned int to_dev)
+{
+	struct sefa_ah *ah;
+
+	ck_assert_int_eq(sefa_ah_create(&fx_c[pd->dev->index], pd,
+					fx_d.dev[to_dev].gid, &ah), 0);
+	fx_objs.ah[fx_objs.nah++] = ah;
+	return ah->ahn;
+}
+
+static uint32_t *fx_doorbell(struct sefa_qp *qp, size_t off)
+{
+	return (uint32_t *)((uint8_t *)qp->db->addr + off);
+}
+
+void fx_post_recv(struct sefa_qp *qp, const void *buf, uint32_t len,
+		  uint32_t lkey, uint16_t req_id)
+{
+	uint32_t *db = fx_doorbell(qp, SEFA_RQ_DB_OFF);
+	struct efa_io_rx_desc *ring = qp->rq_ring->addr;
+
+	ring[*db & (qp->rq_entries - 1)] = (struct efa_io_rx_desc){
+		.buf_addr_lo = (uint32_t)(uintptr_t)buf,
+		.buf_addr_hi = (uint32_t)((uintptr_t)buf >> 32),
+		.length = len,
+		.req_id = req_id,
+		.lkey_ctrl = lkey | EFA_IO_RX_DESC_FIRST | EFA_IO_RX_DESC_LAST,
+	};
+	(*db)++;
+}
+
+void fx_post_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w)
+{
+	uint32_t *db = fx_doorbell(qp, SEFA_SQ_DB_OFF);
+	struct efa_io_tx_wqe *ring = qp->sq_ring->addr;
+
+	ring[*db & (qp->sq_entries - 1)] = *w;
+	(*db)++;
+}
+
+struct efa_io_tx_wqe fx_wqe(unsigned int op, uint16_t req_id)
+{
+	return (struct efa_io_tx_wqe){
+		.meta = {
+			.req_id = req_id,
+			.ctrl1 = EFA_IO_TX_META_DESC_META_DESC | op,
+			.ctrl2 = EFA_IO_TX_META_DESC_FIRST |
+				 EFA_IO_TX_META_DESC_LAST |
+				 EFA_IO_TX_META_DESC_COMP_REQ,
+		},
+	};
+}
+
+void fx_wqe_buf(struct efa_io_tx_wqe *w, const void *buf, uint32_t len,
+		uint32_t lkey)
+{
+	struct efa_io_tx_buf_desc *b = &w->data.sgl[0];
+
+	if ((w->meta.ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK) != EFA_IO_SEND)
+		b = &w->data.rdma_req.local_mem[0];
+	*b = (struct efa_io_tx_buf_desc){
+		.length = len,
+		.lkey = lkey,
+		.buf_addr_lo = (uint32_t)(uintptr_t)buf,
+		.buf_addr_hi = (uint32_t)((uintptr_t)buf >> 32),
+	};
+	w->meta.length = 1;
+}
+
+void fx_wqe_inline(struct efa_io_tx_wqe *w, const void *buf, uint16_t len)
+{
+	w->meta.ctrl1 |= EFA_IO_TX_META_DESC_INLINE_MSG;
+	memcpy(w->data.inline_data, buf, len);
+	w->meta.length = len;
+}
+
+static const struct sefa_cq *fx_sub(const struct sefa_qp *qp, bool recv,
+				    unsigned int *sub)
+{
+	*sub = recv ? qp->recv_sub_cq : qp->send_sub_cq;
+	return recv ? qp->recv_cq : qp->send_cq;
+}
+
+unsigned int fx_ncqes(const struct sefa_qp *qp, bool recv)
+{
+	unsigned int sub;
+	const struct sefa_cq *cq = fx_sub(qp, recv, &sub);
+
+	return cq->produced[sub];
+}
+
+const struct efa_io_rx_cdesc_ex *fx_cqe(const struct sefa_qp *qp, bool recv,
+					unsigned int n)
+{
+	unsigned int sub;
+	const struct sefa_cq *cq = fx_sub(qp, recv, &sub);
+
+	ck_assert_uint_lt(n, cq->produced[sub]);
+	return (const void *)((const uint8_t *)cq->ring->addr +
+			      ((size_t)sub * cq->depth + n % cq->depth) *
+			      cq->entry_size);
+}
+
+unsigned int fx_cqe_op(const struct efa_io_rx_cdesc_ex *e)
+{
+	return (e->base.common.flags & EFA_IO_CDESC_COMMON_OP_TYPE_MASK) >>
+	       EFA_IO_CDESC_COMMON_OP_TYPE_SHIFT;
+}
+
+struct sefa_pkt fx_req(const struct sefa_qp *from, const struct sefa_qp *to,
+		       uint8_t op, uint64_t len)
+{
+	struct sefa_pkt pkt = {
+		.op = op,
+		.qpt = from->type,
+		.sqpn = from->qpn,
+		.dqpn = to->qpn,
+		.qkey = to->qkey,
+		.psn = from->sq_psn,
+		.len = len,
+	};
+
+	memcpy(pkt.sgid, from->dev->gid, 16);
+	memcpy(pkt.dgid, to->dev->gid, 16);
+	return pkt;
+}

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The requester, fed WQEs through a send queue ring and its doorbell: the
+ * packet it puts on a stub wire, what it completes itself, and what it
+ * keeps to send again.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "check_main.h"
+#include "nic_fixture.h"
+
+#define LEN	100
+#define MS	(1000 * 1000ULL)
+
+static uint8_t buf[4096];
+static struct sefa_pd *pd;
+static struct sefa_mr *mr;
+static struct sefa_cq *cq;
+
+static void setup(void)
+{
+	fx_setup();
+	pd = fx_pd(0);
+	mr = fx_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	cq = fx_cq(0);
+}
+
+/* A send of buf's first LEN bytes to QP 0x1234 of device 1, by an AH. */
+static struct efa_io_tx_wqe send_wqe(uint16_t ahn)
+{
+	struct efa_io_tx_wqe w = fx_wqe(EFA_IO_SEND, 5);
+
+	fx_wqe_buf(&w, buf, LEN, mr->lkey);
+	w.meta.ah = ahn;
+	w.meta.dest_qp_num = 0x1234;
+	w.meta.qkey = FX_QKEY;
+	return w;
+}
+
+static const struct efa_io_rx_cdesc_ex *send_cqe(const struct sefa_qp *qp,
+						 unsigned int n, int status)
+{
+	const struct efa_io_rx_cdesc_ex *e;
+
+	ck_assert_uint_eq(fx_ncqes(qp, false), n + 1);
+	e = fx_cqe(qp, false, n);
+	ck_assert_uint_eq(e->base.common.status, status);
+	ck_assert_uint_eq(e->base.common.qp_num, qp->qpn);
+	return e;
+}
+
+/* One WQE through the SQ: the work the requester counts. */
+static unsigned int post_run(struct sefa_qp *qp, const struct efa_io_tx_wqe *w)
+{
+	fx_post_send(qp, w);
+	return nic_req_sq(fx_eng, qp);
+}
+
+START_TEST(srd_send_packet)
+{
+	struct sefa_qp *qp = fx_qp(pd, cq, IBV_QPT_DRIVER);
+	struct efa_io_tx_wqe w = send_wqe(fx_ah(pd, 1));
+	const struct sefa_pkt *p = &fx_pkt[0];
+
+	w.meta.ctrl1 |= EFA_IO_TX_META_DESC_HAS_IMM;
+	w.meta.immediate_data = 0xfeed;
+	fx_answer = EFA_IO_COMP_STATUS_OK;
+	ck_assert_uint_eq(post_run(qp, &w), 1);
+
+	/* the request, then the stub's ACK */
+	ck_assert_uint_eq(fx_npkts, 2);
+	ck_assert_uint_eq(p->op, SEFA_PKT_SEND);
+	ck_assert_uint_eq(p->qpt, IBV_QPT_DRIVER);
+	ck_assert_mem_eq(p->sgid, fx_d.dev[0].gid, 16);
+	ck_assert_mem_eq(p->dgid, fx_d.dev[1].gid, 16);
+	ck_assert_uint_eq(p->dlid, 0);
+	ck_assert_uint_eq(p->sqpn, qp->qpn);
+	ck_assert_uint_eq(p->dqpn, 0x1234);
+	ck_assert_uint_eq(p->qkey, FX_QKEY);
+	ck_assert_uint_eq(p->psn, qp->sq_psn);
+	ck_assert_uint_eq(p->len, LEN);
+	ck_assert_uint_eq(p->flags, SEFA_PKT_IMM);
+	ck_assert_uint_eq(p->imm, 0xfeed);
+	ck_assert_ptr_null(p->data);
+	/* the short local path: the requester's own memory */
+	ck_assert_uint_eq(p->segs.n, 1);
+	ck_assert_int_eq(p->segs.seg[0].pid, getpid());
+	ck_assert_uint_eq(p->segs.seg[0].addr, (uintptr_t)buf);
+	ck_assert_uint_eq(p->segs.seg[0].len, LEN);
+	ck_assert_uint_eq(fx_pkt[1].op, SEFA_PKT_ACK);
+
+	ck_assert_uint_eq(send_cqe(qp, 0, EFA_IO_COMP_STATUS_OK)->base.common.req_id,
+			  5);
+	ck_assert_uint_eq(qp->sq_ci, 1);
+	ck_assert_uint_eq(qp->cnt.tx_pkts, 1);
+	ck_assert_uint_eq(qp->dev->cnt.tx_bytes, LEN);
+}
+END_TEST
+
+START_TEST(inline_bytes)
+{
+	struct sefa_qp *qp = fx_qp(pd, cq, IBV_QPT_DRIVER);
+	struct efa_io_tx_wqe w = send_wqe(fx_ah(pd, 1));
+
+	fx_wqe_inline(&w, "inline!", 7);
+	fx_answer = EFA_IO_COMP_STATUS_OK;
+	post_run(qp, &w);
+	ck_assert_ptr_nonnull(fx_pkt[0].data);
+	ck_assert_uint_eq(fx_pkt[0].len, 7);
+	ck_assert_mem_eq(fx_pkt_data[0], "inline!", 7);
+	send_cqe(qp, 0, EFA_IO_COMP_STATUS_OK);
+}
+END_TEST
+
+/* UD: nobody answers, and the send completes once on the wire. */
+START_TEST(ud_unanswered)
+{
+	struct sefa_qp *qp = fx_qp(pd, cq, IBV_QPT_UD);
+	struct efa_io_tx_wqe w = send_wqe(fx_ah(pd, 1));
+
+	post_run(qp, &w);
+	ck_assert_uint_eq(fx_npkts, 1);
+	ck_assert_uint_eq(fx_pkt[0].qpt, IBV_QPT_UD);
+	send_cqe(qp, 0, EFA_IO_COMP_STATUS_OK);
+	ck_assert_ptr_null(fx_eng->send);
+}
+END_TEST
+
+/* What fails the requester's own checks never reaches the wire. */
+START_TEST(local_errors)
+{
+	struct sefa_qp *qp = fx_qp(pd, cq, IBV_QPT_DRIVER);
+	uint16_t ahn = fx_ah(pd, 1);
+	struct efa_io_tx_wqe w = send_wqe(ahn);
+
+	w.data.sgl[0].lkey = mr->lkey + 1;
+	post_run(qp, &w);
+	send_cqe(qp, 0, EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY);
+
+	w = send_wqe(ahn);
+	w.meta.ctrl1 |= EFA_IO_TX_META_DESC_INLINE_MSG;
+	w.meta.length = EFA_IO_TX_DESC_INLINE_MAX_SIZE + 1;
+	post_run(qp, &w);
+	send_cqe(qp, 1, EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH);
+
+	w = send_wqe(ahn);
+	w.meta.ctrl2 &= ~EFA_IO_TX_META_DESC_LAST;
+	post_run(qp, &w);
+	send_cqe(qp, 2, EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR);
+
+	w = send_wqe(ahn);
+	w.meta.ctrl1 = (w.meta.ctrl1 & ~EFA_IO_TX_META_DESC_OP_TYPE_MASK) | 5;
+	post_run(qp, &w);
+	send_cqe(qp, 3, EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_OP_TYPE);
+
+	ck_assert_uint_eq(fx_npkts, 0);
+	ck_assert_uint_eq(qp->cnt.tx_pkts, 0);
+	ck_assert_uint_eq(qp->cnt.errors, 4);
+}
+END_TEST
+
+/* A bad AH is found as the packet leaves: it counts as sent. */
+START_TEST(bad_ah)
+{
+	struct sefa_qp *qp = fx_qp(pd, cq, IBV_QPT_UD);
+	struct efa_io_tx_wqe w = send_wqe(7);
+
+	post_run(qp, &w);
+	send_cqe(qp, 0, EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_AH);
+	ck_assert_uint_eq(fx_npkts, 0);
+	ck_assert_uint_eq(qp->cnt.tx_pkts, 1);
+}
+END_TEST
+
+START_TEST(rdma_packets)
+{
+	struct sefa_qp *qp = fx_qp(pd, cq, IBV_QPT_DRIVER);
+	struct efa_io_tx_wqe w = fx_wqe(EFA_IO_RDMA_WRITE, 6);
+	struct efa_io_remote_mem_addr *rm = &w.data.rdma_req.remote_mem;
+
+	fx_wqe_buf(&w, buf, LEN, mr->lkey);
+	w.meta.ah = fx_ah(pd, 1);
+	w.meta.dest_qp_num = 0x1234;
+	w.meta.qkey = FX_QKEY;
+	rm->length = LEN / 2;
+	rm->rkey = 0x777;
+	rm->buf_addr_lo = 0x1000;
+	rm->buf_addr_hi = 0x2;
+	fx_answer = EFA_IO_COMP_STATUS_OK;
+	post_run(qp, &w);
+	ck_assert_uint_eq(fx_pkt[0].op, SEFA_PKT_WRITE);
+	ck_assert_uint_eq(fx_pkt[0].len, LEN / 2);
+	ck_assert_uint_eq(fx_pkt[0].rkey, 0x777);
+	ck_assert_uint_eq(fx_pkt[0].raddr, 0x200001000ULL);
+	ck_assert_uint_eq(fx_pkt[0].segs.seg[0].len, LEN);
+	ck_assert_uint_eq(qp->cnt.rdma_writes, 1);
+	ck_assert_uint_eq(qp->cnt.tx_pkts, 0);
+
+	/* longer than the local buffer */
+	rm->length = LEN + 1;
+	post_run(qp, &w);
+	send_cqe(qp, 1, EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH);
+	/* a read writes the local buffer: its key must allow it */
+	w.meta.ctrl1 = (w.meta.ctrl1 & ~EFA_IO_TX_META_DESC_OP_TYPE_MASK) |
+		       EFA_IO_RDMA_READ;
+	rm->length = LEN;
+	w.data.rdma_req.local_mem[0].lkey =
+		fx_mr(pd, buf, sizeof(buf), 0)->lkey;
+	post_run(qp, &w);
+	send_cqe(qp, 2, EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY);
+	ck_assert_uint_eq(fx_npkts, 2);
+}
+END_TEST
+
+/* An SRD send the receiver was not ready for waits, then goes again. */
+START_TEST(srd_retry)
+{
+	struct sefa_qp *qp = fx_qp(pd, cq, IBV_QPT_DRIVER);
+	struct efa_io_tx_wqe w = send_wqe(fx_ah(pd, 1));
+
+	fx_answer = EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR;
+	post_run(qp, &w);
+	ck_assert_uint_eq(qp->sq_ci, 1);
+	ck_assert_ptr_nonnull(qp->pending);
+	ck_assert_uint_eq(fx_ncqes(qp, false), 0);
+
+	/* not due yet */
+	fx_eng->now += 1 * MS - 1;
+	ck_assert_uint_eq(nic_req_retry(fx_eng, qp), 0);
+	ck_assert_uint_eq(fx_npkts, 2);
+
+	fx_eng->now += 1;
+	ck_assert_uint_eq(nic_req_retry(fx_eng, qp), 1);
+	ck_assert_uint_eq(qp->pending->retries, 1);
+	ck_assert_uint_eq(qp->pending->due_ns, fx_eng->now + 8 * MS);
+
+	fx_eng->now += 8 * MS;
+	fx_answer = EFA_IO_COMP_STATUS_OK;
+	ck_assert_uint_eq(nic_req_retry(fx_eng, qp), 1);
+	ck_assert_ptr_null(qp->pending);
+	send_cqe(qp, 0, EFA_IO_COMP_STATUS_OK);
+	/* three packets and their answers; every try counts as sent */
+	ck_assert_uint_eq(fx_npkts, 6);
+	ck_assert_uint_eq(qp->cnt.tx_pkts, 3);
+	ck_assert_uint_eq(qp->cnt.rnr_retries, 2);
+}
+END_TEST
+
+/* RC: the head waits on the ring, and nothing behind it moves. */
+START_TEST(rc_head_waits)
+{
+	struct sefa_qp *a = fx_qp(pd, cq, IBV_QPT_RC);
+	struct sefa_qp *b = fx_qp(fx_pd(1), fx_cq(1), IBV_QPT_RC);
+	struct efa_io_tx_wqe w = send_wqe(0);
+
+	fx_rc_connect(a, b, true);
+	fx_answer = EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR;
+	fx_answer_rnr_timer = 1;
+	fx_post_send(a, &w);
+	ck_assert_uint_eq(post_run(a, &w), 0);
+	ck_assert_uint_eq(fx_npkts, 2);
+	ck_assert_uint_eq(fx_pkt[0].qpt, IBV_QPT_RC);
+	ck_assert_uint_eq(fx_pkt[0].dlid, fx_d.dev[1].lid);
+	ck_assert_uint_eq(fx_pkt[0].dqpn, b->qpn);
+	ck_assert_uint_eq(a->sq_ci, 0);
+	ck_assert_uint_eq(a->rnr_due_ns, fx_eng->now + 10 * 1000);
+
+	ck_assert_uint_eq(nic_req_sq(fx_eng, a), 0);
+	ck_assert_uint_eq(fx_npkts, 2);
+
+	fx_eng->now += 10 * 1000;
+	fx_answer = EFA_IO_COMP_STATUS_OK;
+	ck_assert_uint_eq(nic_req_sq(fx_eng, a), 2);
+	ck_assert_uint_eq(a->sq_ci, 2);
+	ck_assert_uint_eq(fx_pkt[4].psn, fx_pkt[2].psn + 1);
+	send_cqe(a, 1, EFA_IO_COMP_STATUS_OK);
+}
+END_TEST
+
+/* In error, every WQE completes flushed, none goes out. */
+START_TEST(flushed_in_error)
+{
+	struct sefa_qp *qp = fx_qp(pd, cq, IBV_QPT_DRIVER);
+	struct efa_io_tx_wqe w = send_wqe(fx_ah(pd, 1));
+
+	qp->state = IBV_QPS_ERR;
+	post_run(qp, &w);
+	send_cqe(qp, 0, EFA_IO_COMP_STATUS_FLUSHED);
+	ck_assert_uint_eq(fx_npkts, 0);
+}
+END_TEST
+
+static Suite *req_suite(void)
+{
+	Suite *s = suite_create("nic requester");
+	TCase *t = tcase_create("req");
+
+	tcase_add_checked_fixture(t, setup, fx_teardown);
+	tcase_add_test(t, srd_send_packet);
+	tcase_add_test(t, inline_bytes);
+	tcase_add_test(t, ud_unanswered);
+	tcase_add_test(t, local_errors);
+	tcase_add_test(t, bad_ah);
+	tcase_add_test(t, rdma_packets);
+	tcase_add_test(t, srd_retry);
+	tcase_add_test(t, rc_head_waits);
+	tcase_add_test(t, flushed_in_error);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+SEFA_CHECK_MAIN(req_suite)
