@@ -34,6 +34,12 @@
 #define SEFA_QUERY_DEVICE_CAPS_RC		(1U << 31)
 
 /*
+ * A completion status beyond EFA's: an RC packet was sent retry_cnt times
+ * again with no answer (IBV_WC_RETRY_EXC_ERR).
+ */
+#define SEFA_IO_COMP_STATUS_REMOTE_ERROR_RETRY_EXC	32
+
+/*
  * Indirect memory keys (KLM lists), on RC QPs.
  *
  * - SEFA_IB_METHOD_MR_CREATE_INDIRECT, a driver method of the MR object,

@@ -16,6 +16,7 @@
 
 #include "efa.h"
 #include "efa_dp.h"
+#include "efa_ext_abi.h"
 
 static const uint8_t efa_wc_status_map[] = {
 	[EFA_IO_COMP_STATUS_OK] = IBV_WC_SUCCESS,
@@ -44,6 +45,8 @@ efa_wc_status(uint8_t status)
 {
 	if (efa_likely(status < sizeof(efa_wc_status_map)))
 		return efa_wc_status_map[status];
+	if (status == SEFA_IO_COMP_STATUS_REMOTE_ERROR_RETRY_EXC)
+		return IBV_WC_RETRY_EXC_ERR;
 	return IBV_WC_GENERAL_ERR;
 }
 
