@@ -139,7 +139,8 @@ static size_t counters_text(char *buf, size_t len, const char *what,
 	int n = snprintf(buf, len,
 			 "%s tx_pkts %llu tx_bytes %llu rx_pkts %llu rx_bytes %llu "
 			 "rx_drops %llu rnr_retries %llu errors %llu "
-			 "rdma_reads %llu rdma_writes %llu\n", what,
+			 "rdma_reads %llu rdma_writes %llu retransmits %llu "
+			 "dup_drops %llu\n", what,
 			 (unsigned long long)k->tx_pkts,
 			 (unsigned long long)k->tx_bytes,
 			 (unsigned long long)k->rx_pkts,
@@ -148,12 +149,35 @@ static size_t counters_text(char *buf, size_t len, const char *what,
 			 (unsigned long long)k->rnr_retries,
 			 (unsigned long long)k->errors,
 			 (unsigned long long)k->rdma_reads,
-			 (unsigned long long)k->rdma_writes);
+			 (unsigned long long)k->rdma_writes,
+			 (unsigned long long)k->retransmits,
+			 (unsigned long long)k->dup_drops);
 
 	return n < 0 ? 0 : (size_t)n;
 }
 
-/* Per-device counters, then one line per live QP. */
+/* What the wire to other hosts carried, and the faults it injected. */
+static size_t wire_text(char *buf, size_t len, const struct sefa_daemon *d)
+{
+	const struct sefa_wire_counters *w = &d->wire_cnt;
+	int n;
+
+	if (!d->wire.on)
+		return 0;
+	n = snprintf(buf, len,
+		     "wire %s tx_pkts %llu rx_pkts %llu rx_bad %llu tx_errors %llu "
+		     "lost %llu dups %llu reordered %llu\n", d->netdev.name,
+		     (unsigned long long)w->tx_pkts,
+		     (unsigned long long)w->rx_pkts,
+		     (unsigned long long)w->rx_bad,
+		     (unsigned long long)w->tx_errors,
+		     (unsigned long long)w->lost,
+		     (unsigned long long)w->dups,
+		     (unsigned long long)w->reordered);
+	return n < 0 ? 0 : (size_t)n;
+}
+
+/* Per-device counters, one line per live QP, then the wire's. */
 static void stats_text(struct sefa_daemon *d, char *buf, size_t len)
 {
 	size_t off = 0;
@@ -173,12 +197,15 @@ static void stats_text(struct sefa_daemon *d, char *buf, size_t len)
 				continue;
 			snprintf(what, sizeof(what), "qp %s %#x %s pid %d",
 				 dev->name, qp->qpn,
-				 qp->type == IBV_QPT_UD ? "ud" : "srd",
+				 qp->type == IBV_QPT_UD ? "ud" :
+				 qp->type == IBV_QPT_RC ? "rc" : "srd",
 				 (int)qp->uobj.c->pid);
 			off += counters_text(buf + off, len - off, what,
 					     &qp->cnt);
 		}
 	}
+	if (off < len)
+		off += wire_text(buf + off, len - off, d);
 	pthread_mutex_unlock(&d->lock);
 }
 

@@ -35,7 +35,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: softefad [--run-dir DIR] [--profile efa|extended] [--devices N]\n"
 		"                [--netdev IF] [--abi ioctl|write] [--host-id N]\n"
-		"                [--ready-fd FD] [--log FILE] [--verbose]\n");
+		"                [--ready-fd FD] [--log FILE] [--verbose]\n"
+		"                [--wire [--wire-loss PCT] [--wire-reorder PCT]\n"
+		"                 [--wire-dup PCT] [--wire-delay USEC]]\n");
 }
 
 static int parse_uint(const char *s, unsigned long min, unsigned long max,
@@ -47,6 +49,33 @@ static int parse_uint(const char *s, unsigned long min, unsigned long max,
 	*out = strtoul(s, &end, 10);
 	if (errno || !*s || *end || *out < min || *out > max)
 		return -EINVAL;
+	return 0;
+}
+
+/* --wire-*: a percentage, or a delay of at most a second. */
+static int parse_wire(int c, const char *arg, struct sefa_wire_opts *w)
+{
+	unsigned long v;
+
+	if (parse_uint(arg, 0, c == 'D' ? 1000000 : 100, &v)) {
+		fprintf(stderr, c == 'D' ?
+			"softefad: --wire-delay takes 0 to 1000000 (us)\n" :
+			"softefad: --wire-loss, -reorder and -dup take 0 to 100 (%%)\n");
+		return -EINVAL;
+	}
+	switch (c) {
+	case 'L':
+		w->loss = v;
+		break;
+	case 'O':
+		w->reorder = v;
+		break;
+	case 'U':
+		w->dup = v;
+		break;
+	default:
+		w->delay_us = v;
+	}
 	return 0;
 }
 
@@ -208,6 +237,11 @@ int main(int argc, char **argv)
 		{ "ready-fd", required_argument, NULL, 'R' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "wire", no_argument, NULL, 'w' },
+		{ "wire-loss", required_argument, NULL, 'L' },
+		{ "wire-reorder", required_argument, NULL, 'O' },
+		{ "wire-dup", required_argument, NULL, 'U' },
+		{ "wire-delay", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -289,6 +323,16 @@ int main(int argc, char **argv)
 		case 'v':
 			d->verbose = true;
 			break;
+		case 'w':
+			d->wire.on = true;
+			break;
+		case 'L':
+		case 'O':
+		case 'U':
+		case 'D':
+			if (parse_wire(c, optarg, &d->wire))
+				return 2;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -312,6 +356,11 @@ int main(int argc, char **argv)
 	if (sefa_devices_init(d, ndev) || sefa_mad_init(d)) {
 		fprintf(stderr, "softefad: out of memory\n");
 		return 1;
+	}
+	if (!d->wire.on && (d->wire.loss || d->wire.reorder || d->wire.dup ||
+			    d->wire.delay_us)) {
+		fprintf(stderr, "softefad: --wire-* faults need --wire\n");
+		return 2;
 	}
 
 	if (mkdir(d->run_dir, 0755) && errno != EEXIST) {
@@ -340,11 +389,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "softefad: pid file: %s\n", strerror(-ret));
 		goto err_sysfs;
 	}
+	if (d->wire.on) {
+		ret = sefa_net_open(d);
+		if (ret) {
+			fprintf(stderr,
+				"softefad: wire on %s: %s%s\n", d->netdev.name,
+				strerror(-ret), ret == -EPERM ?
+				" (adding the GIDs as addresses needs CAP_NET_ADMIN)" :
+				"");
+			goto err_pid;
+		}
+	}
 	d->engine_tick = sefa_mad_tick;
 	ret = sefa_engine_start(d);
 	if (ret) {
 		fprintf(stderr, "softefad: device engine: %s\n", strerror(-ret));
-		goto err_pid;
+		goto err_net;
 	}
 	if (log && redirect_log(log))
 		goto err_engine;
@@ -361,6 +421,7 @@ int main(int argc, char **argv)
 	unlink(sockpath);
 	wait_clients_gone(d);
 	sefa_engine_stop(d);
+	sefa_net_close(d);
 	sefa_sysfs_remove(d);
 	sock_path(d, SEFA_PID_NAME, pidpath, sizeof(pidpath));
 	unlink(pidpath);
@@ -368,6 +429,8 @@ int main(int argc, char **argv)
 
 err_engine:
 	sefa_engine_stop(d);
+err_net:
+	sefa_net_close(d);
 err_pid:
 	sock_path(d, SEFA_PID_NAME, pidpath, sizeof(pidpath));
 	unlink(pidpath);

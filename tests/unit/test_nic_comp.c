@@ -3,6 +3,7 @@
  * The completer, fed ACK and NAK packets for a WQE on the wire: the send
  * completion it writes, the retry it schedules, the QP it fails.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "check_main.h"
@@ -132,6 +133,20 @@ START_TEST(rdma_counted)
 }
 END_TEST
 
+/* An SRD send on its QP's list, as the NIC keeps one that waits. */
+static struct sefa_pending *keep_pending(void)
+{
+	struct sefa_pending *p = calloc(1, sizeof(*p));
+
+	ck_assert_ptr_nonnull(p);
+	p->wqe = wqe;
+	qp->pending = p;
+	qp->npending = 1;
+	snd.retry = p;
+	snd.wqe = &p->wqe;
+	return p;
+}
+
 /* SRD's first RNR: the WQE waits 1 ms on the pending list. */
 START_TEST(srd_rnr_first)
 {
@@ -150,27 +165,26 @@ END_TEST
 START_TEST(srd_rnr_waits)
 {
 	static const uint64_t wait_ms[] = { 8, 64, 64, 64 };
-	struct sefa_pending p = { .wqe = wqe };
+	struct sefa_pending *p = keep_pending();
 	unsigned int i;
 
-	snd.retry = &p;
 	for (i = 0; i < 4; i++) {
 		snd.rnr_done = i + 1;
 		answer(EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR, 0);
 		ck_assert_int_eq(snd.state, NIC_SEND_RNR);
-		ck_assert_uint_eq(p.due_ns, fx_eng->now + wait_ms[i] * MS);
+		ck_assert_uint_eq(p->due_ns, fx_eng->now + wait_ms[i] * MS);
 	}
-	ck_assert_ptr_null(qp->pending);
+	/* the entry it had waits on: no second one */
+	ck_assert_ptr_eq(qp->pending, p);
+	ck_assert_ptr_null(p->next);
 }
 END_TEST
 
 /* rnr_retry retries, then vendor error 10; 0 retries none. */
 START_TEST(srd_rnr_exhausted)
 {
-	struct sefa_pending p = { .wqe = wqe };
-
 	qp->rnr_retry = 3;
-	snd.retry = &p;
+	keep_pending();
 	snd.rnr_done = 2;
 	answer(EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR, 0);
 	ck_assert_int_eq(snd.state, NIC_SEND_RNR);
@@ -179,9 +193,12 @@ START_TEST(srd_rnr_exhausted)
 	ck_assert_int_eq(snd.state, NIC_SEND_RETIRED);
 	send_cqe(0, EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR);
 	ck_assert_uint_eq(EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR, 10);
+	/* retired: its entry is gone */
+	ck_assert_ptr_null(qp->pending);
+	ck_assert_ptr_null(snd.retry);
 
 	qp->rnr_retry = 0;
-	snd.retry = NULL;
+	snd.wqe = &wqe;
 	snd.rnr_done = 0;
 	answer(EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR, 0);
 	send_cqe(1, EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR);

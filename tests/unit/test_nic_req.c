@@ -62,6 +62,7 @@ START_TEST(srd_send_packet)
 	struct sefa_qp *qp = fx_qp(pd, cq, IBV_QPT_DRIVER);
 	struct efa_io_tx_wqe w = send_wqe(fx_ah(pd, 1));
 	const struct sefa_pkt *p = &fx_pkt[0];
+	uint32_t psn = qp->sq_psn;
 
 	w.meta.ctrl1 |= EFA_IO_TX_META_DESC_HAS_IMM;
 	w.meta.immediate_data = 0xfeed;
@@ -78,9 +79,13 @@ START_TEST(srd_send_packet)
 	ck_assert_uint_eq(p->sqpn, qp->qpn);
 	ck_assert_uint_eq(p->dqpn, 0x1234);
 	ck_assert_uint_eq(p->qkey, FX_QKEY);
-	ck_assert_uint_eq(p->psn, qp->sq_psn);
+	/* each datagram packet has its own PSN */
+	ck_assert_uint_eq(p->psn, psn);
+	ck_assert_uint_eq(qp->sq_psn, psn + 1);
+	ck_assert_uint_eq(p->lwm, psn);
 	ck_assert_uint_eq(p->len, LEN);
-	ck_assert_uint_eq(p->flags, SEFA_PKT_IMM);
+	ck_assert_uint_eq(p->flags,
+			  SEFA_PKT_IMM | SEFA_PKT_FIRST | SEFA_PKT_LAST);
 	ck_assert_uint_eq(p->imm, 0xfeed);
 	ck_assert_ptr_null(p->data);
 	/* the short local path: the requester's own memory */

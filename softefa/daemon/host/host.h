@@ -110,6 +110,8 @@ struct sefa_counters {
 	uint64_t errors;	/* error completions */
 	uint64_t rdma_reads;	/* RDMA reads requested, completed */
 	uint64_t rdma_writes;	/* RDMA writes requested, completed */
+	uint64_t retransmits;	/* packets sent again after no answer */
+	uint64_t dup_drops;	/* packets that came twice, not delivered twice */
 };
 
 struct sefa_device {
@@ -142,9 +144,35 @@ enum sefa_abi_mode {
 
 struct sefa_netdev {
 	char name[32];
+	int ifindex;
 	uint8_t mac[6];
 	char addr[64];			/* first address, for humans */
 };
+
+/*
+ * The wire to other hosts (softefa-wire(7)), and the faults it injects
+ * into the packets this daemon sends: percentages and a delay.
+ */
+struct sefa_wire_opts {
+	bool on;
+	unsigned int loss;
+	unsigned int reorder;
+	unsigned int dup;
+	unsigned int delay_us;
+};
+
+/* What the wire did, for softefa stats. */
+struct sefa_wire_counters {
+	uint64_t tx_pkts;
+	uint64_t rx_pkts;
+	uint64_t rx_bad;		/* malformed, or for no device here */
+	uint64_t lost;			/* injected: dropped */
+	uint64_t dups;			/* injected: sent twice */
+	uint64_t reordered;		/* injected: held back */
+	uint64_t tx_errors;		/* sendmsg failed */
+};
+
+struct nic_net;
 
 struct sefa_daemon {
 	char run_dir[4096];
@@ -153,6 +181,9 @@ struct sefa_daemon {
 	unsigned int host_id;
 	bool verbose;			/* log every failed request */
 	struct sefa_netdev netdev;
+	struct sefa_wire_opts wire;
+	struct nic_net *net;		/* the NIC's sockets, when wire.on */
+	struct sefa_wire_counters wire_cnt;
 	unsigned int ndev;
 	struct sefa_device dev[SEFA_MAX_DEVICES];
 
@@ -189,6 +220,9 @@ struct sefa_daemon {
 
 /* netdev.c */
 int sefa_netdev_lookup(const char *name, struct sefa_netdev *nd);
+int sefa_netdev_gid_add(const struct sefa_netdev *nd, const uint8_t gid[16],
+			bool *added);
+void sefa_netdev_gid_del(const struct sefa_netdev *nd, const uint8_t gid[16]);
 
 /* sysfs.c */
 int sefa_sysfs_create(const struct sefa_daemon *d);

@@ -9,8 +9,25 @@
 #include <netlink/netlink.h>
 #include <netlink/route/addr.h>
 #include <netlink/route/link.h>
+#include <linux/if_addr.h>
+#include <linux/rtnetlink.h>
 
 #include "host/host.h"
+
+/* A connected rtnetlink socket, or -errno. */
+static int route_socket(struct nl_sock **out)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+
+	if (!sk)
+		return -ENOMEM;
+	if (nl_connect(sk, NETLINK_ROUTE)) {
+		nl_socket_free(sk);
+		return -EIO;
+	}
+	*out = sk;
+	return 0;
+}
 
 static int pick_link(struct nl_cache *links, const char *name,
 		     struct rtnl_link **out)
@@ -68,14 +85,9 @@ int sefa_netdev_lookup(const char *name, struct sefa_netdev *nd)
 	struct nl_addr *mac;
 	int ret;
 
-	sk = nl_socket_alloc();
-	if (!sk)
-		return -ENOMEM;
-	ret = nl_connect(sk, NETLINK_ROUTE);
-	if (ret) {
-		ret = -EIO;
-		goto out_sock;
-	}
+	ret = route_socket(&sk);
+	if (ret)
+		return ret;
 	if (rtnl_link_alloc_cache(sk, AF_UNSPEC, &links)) {
 		ret = -EIO;
 		goto out_sock;
@@ -91,6 +103,7 @@ int sefa_netdev_lookup(const char *name, struct sefa_netdev *nd)
 	}
 	memcpy(nd->mac, nl_addr_get_binary_addr(mac), 6);
 	snprintf(nd->name, sizeof(nd->name), "%s", rtnl_link_get_name(link));
+	nd->ifindex = rtnl_link_get_ifindex(link);
 	first_addr(sk, rtnl_link_get_ifindex(link), nd->addr, sizeof(nd->addr));
 	ret = 0;
 out_link:
@@ -100,4 +113,64 @@ out_cache:
 out_sock:
 	nl_socket_free(sk);
 	return ret;
+}
+
+/*
+ * A GID as an IPv6 address of the interface, as a RoCE device's GIDs are
+ * its netdev's addresses: then the host's own routes and neighbour
+ * discovery lead other hosts to it.  A /128 of link scope, with no
+ * duplicate address detection, which would keep it unusable for a second.
+ * @added tells whether it was ours to add (it may be the interface's own
+ * link-local address).  Needs CAP_NET_ADMIN.
+ */
+static int gid_addr(const struct sefa_netdev *nd, const uint8_t gid[16],
+		    bool add, bool *added)
+{
+	struct rtnl_addr *a;
+	struct nl_addr *local;
+	struct nl_sock *sk;
+	int ret;
+
+	ret = route_socket(&sk);
+	if (ret)
+		return ret;
+	a = rtnl_addr_alloc();
+	local = nl_addr_build(AF_INET6, gid, 16);
+	if (!a || !local) {
+		ret = -ENOMEM;
+		goto out_addr;
+	}
+	nl_addr_set_prefixlen(local, 128);
+	rtnl_addr_set_ifindex(a, nd->ifindex);
+	rtnl_addr_set_family(a, AF_INET6);
+	rtnl_addr_set_scope(a, RT_SCOPE_LINK);
+	rtnl_addr_set_flags(a, IFA_F_NODAD);
+	ret = rtnl_addr_set_local(a, local);
+	if (ret) {
+		ret = -ENOMEM;
+		goto out_addr;
+	}
+	ret = add ? rtnl_addr_add(sk, a, NLM_F_EXCL) : rtnl_addr_delete(sk, a, 0);
+	if (add)
+		*added = !ret;
+	if (add && ret == -NLE_EXIST)
+		ret = 0;
+	else if (ret)
+		ret = ret == -NLE_PERM ? -EPERM : -EADDRNOTAVAIL;
+out_addr:
+	nl_addr_put(local);
+	rtnl_addr_put(a);
+	nl_socket_free(sk);
+	return ret;
+}
+
+int sefa_netdev_gid_add(const struct sefa_netdev *nd, const uint8_t gid[16],
+			bool *added)
+{
+	return gid_addr(nd, gid, true, added);
+}
+
+void sefa_netdev_gid_del(const struct sefa_netdev *nd, const uint8_t gid[16])
+{
+	gid_addr(nd, gid, false, NULL);
 }

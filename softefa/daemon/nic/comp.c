@@ -35,7 +35,10 @@ static void complete_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 		      sizeof(struct efa_io_tx_cdesc));
 }
 
-/* Everything posted completes with FLUSHED: the QP went to error. */
+/*
+ * Everything posted completes with FLUSHED: the QP went to error.  RC's
+ * head is still on the ring, and flushed from there.
+ */
 void nic_comp_flush(struct sefa_qp *qp)
 {
 	struct sefa_pending *p;
@@ -45,7 +48,32 @@ void nic_comp_flush(struct sefa_qp *qp)
 		complete_send(qp, &p->wqe, EFA_IO_COMP_STATUS_FLUSHED);
 		free(p);
 	}
+	qp->npending = 0;
+	free(qp->rc_head);
+	qp->rc_head = NULL;
 	nic_resp_flush(qp);
+}
+
+/* A WQE retired: what the NIC kept of it goes. */
+static void drop_pending(struct nic_send *s)
+{
+	struct sefa_pending **pp;
+
+	if (!s->retry)
+		return;
+	if (s->qp->rc_head == s->retry) {
+		s->qp->rc_head = NULL;
+	} else {
+		for (pp = &s->qp->pending; *pp && *pp != s->retry;
+		     pp = &(*pp)->next)
+			;
+		if (*pp) {
+			*pp = s->retry->next;
+			s->qp->npending--;
+		}
+	}
+	free(s->retry);
+	s->retry = NULL;
 }
 
 /*
@@ -67,6 +95,7 @@ void nic_comp_retire(struct nic_send *s, int status)
 	s->state = NIC_SEND_RETIRED;
 	if (!s->at_head) {
 		complete_send(qp, s->wqe, status);
+		drop_pending(s);
 		return;
 	}
 	qp->rnr_due_ns = 0;
@@ -74,6 +103,7 @@ void nic_comp_retire(struct nic_send *s, int status)
 	qp->sq_ci++;
 	qp->sq_psn = (qp->sq_psn + 1) & 0xffffff;
 	complete_send(qp, s->wqe, status);
+	drop_pending(s);
 	if (status != EFA_IO_COMP_STATUS_OK)
 		rc_fail(qp);
 }
@@ -113,19 +143,118 @@ static uint64_t srd_rnr_wait(unsigned int n)
 	return ns < SRD_RNR_MAX_NS ? ns : SRD_RNR_MAX_NS;
 }
 
-/* An SRD send's first RNR: it waits on the QP's list, in order. */
-static int add_pending(struct nic_engine *eng, const struct nic_send *s)
+/*
+ * What the NIC keeps of a WQE it let go of and has not retired: the RC
+ * head's, or an entry at the end of an SRD QP's list.
+ */
+static struct sefa_pending *keep(struct nic_send *s)
 {
-	struct sefa_pending *p = calloc(1, sizeof(*p)), **pp;
+	struct sefa_pending *p = s->retry, **pp;
 
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
 	if (!p)
-		return -ENOMEM;
+		return NULL;
 	p->wqe = *s->wqe;
-	p->due_ns = eng->now + srd_rnr_wait(1);
-	for (pp = &s->qp->pending; *pp; pp = &(*pp)->next)
-		;
-	*pp = p;
-	return 0;
+	p->psn = s->psn;
+	p->off = s->off;
+	if (s->at_head) {
+		s->qp->rc_head = p;
+	} else {
+		for (pp = &s->qp->pending; *pp; pp = &(*pp)->next)
+			;
+		*pp = p;
+		s->qp->npending++;
+	}
+	s->retry = p;
+	s->wqe = &p->wqe;
+	return p;
+}
+
+/*
+ * How long a packet out to another host waits for its answer.  RC's is
+ * the QP's timeout, 4.096 us << timeout (0: for ever), at least 1 ms, the
+ * engine's own reaction time when idle.  SRD's is the device's: four
+ * smoothed round trips, at least 4 ms, doubling with each resend, up to a
+ * second; a busy host answers late, and resending then only adds to it.
+ */
+#define SRD_RTO_NS		(4 * 1000 * 1000ULL)
+#define SRD_RTO_MAX_NS		(1000 * 1000 * 1000ULL)
+#define RC_RTO_MIN_NS		(1000 * 1000ULL)
+/* SRD gives up after these many resends: 12 at the least wait is 1.5 s. */
+#define SRD_TRIES		12
+
+static uint64_t rto_ns(const struct sefa_qp *qp, unsigned int tries)
+{
+	uint64_t ns;
+
+	if (qp->type == IBV_QPT_RC) {
+		if (!qp->timeout)
+			return UINT64_MAX / 2;
+		ns = 4096ULL << (qp->timeout < 31 ? qp->timeout : 31);
+		ns /= 1000;
+		return ns > RC_RTO_MIN_NS ? ns : RC_RTO_MIN_NS;
+	}
+	ns = 4 * qp->srtt_ns > SRD_RTO_NS ? 4 * qp->srtt_ns : SRD_RTO_NS;
+	ns <<= tries < 8 ? tries : 8;
+	return ns < SRD_RTO_MAX_NS ? ns : SRD_RTO_MAX_NS;
+}
+
+/* A first answer times the round trip: a resent packet's would mislead. */
+static void rtt_sample(struct sefa_qp *qp, const struct sefa_pending *p,
+		       uint64_t now)
+{
+	uint64_t rtt = now - p->sent_ns;
+
+	if (p->tries)
+		return;
+	qp->srtt_ns = qp->srtt_ns ? qp->srtt_ns - qp->srtt_ns / 8 + rtt / 8 :
+				    rtt;
+}
+
+void nic_comp_await(struct nic_engine *eng, struct nic_send *s,
+		    const struct sefa_pkt *pkt)
+{
+	struct sefa_pending *p = keep(s);
+
+	if (!p) {
+		nic_comp_retire(s, EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR);
+		return;
+	}
+	if (!p->tries)
+		p->sent_ns = eng->now;
+	p->out = true;
+	p->psn = s->psn;
+	p->off = s->off;
+	p->len = pkt->len;
+	p->due_ns = eng->now + rto_ns(s->qp, p->tries);
+}
+
+/*
+ * A packet out got no answer in time: it goes again, or, past the retry
+ * budget, the WQE fails; an RC QP with it.  Returns true when retired.
+ */
+bool nic_comp_timeout(struct nic_engine *eng, struct nic_send *s)
+{
+	struct sefa_pending *p = s->retry;
+	struct sefa_qp *qp = s->qp;
+	unsigned int budget = qp->type == IBV_QPT_RC ? qp->retry_cnt : SRD_TRIES;
+	const uint8_t *gid;
+
+	if (++p->tries <= budget) {
+		NIC_COUNT(qp, retransmits, 1);
+		return false;
+	}
+	if (qp->type == IBV_QPT_RC) {
+		nic_comp_retire(s, SEFA_IO_COMP_STATUS_REMOTE_ERROR_RETRY_EXC);
+		return true;
+	}
+	gid = qp->dev->ah[s->wqe->meta.ah < SEFA_MAX_AH ? s->wqe->meta.ah : 0].gid;
+	nic_comp_retire(s, nic_net_heard(eng->d, gid) ?
+			   EFA_IO_COMP_STATUS_LOCAL_ERROR_UNRESP_REMOTE :
+			   EFA_IO_COMP_STATUS_LOCAL_ERROR_UNREACH_REMOTE);
+	return true;
 }
 
 /* The receiver was not ready: send again while rnr_retry allows. */
@@ -146,11 +275,19 @@ static void comp_rnr(struct nic_engine *eng, struct nic_send *s,
 		/* Tries count only against a finite rnr_retry. */
 		qp->rnr_tries += qp->rnr_retry != 7;
 		qp->rnr_due_ns = eng->now + qp->rnr_wait_ns;
-	} else if (s->retry) {
-		s->retry->due_ns = eng->now + srd_rnr_wait(s->rnr_done + 1);
-	} else if (add_pending(eng, s)) {
-		nic_comp_retire(s, EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR);
+		if (s->retry) {
+			s->retry->out = false;
+			s->retry->due_ns = qp->rnr_due_ns;
+		}
+		return;
 	}
+	if (!keep(s)) {
+		nic_comp_retire(s, EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR);
+		return;
+	}
+	s->retry->out = false;
+	s->retry->psn = s->psn;
+	s->retry->due_ns = eng->now + srd_rnr_wait(s->rnr_done + 1);
 }
 
 /* What an RDMA carried out counts, at the requester. */
@@ -171,14 +308,120 @@ static void comp_count_rdma(struct nic_send *s)
 }
 
 /*
- * The answer the wire brought to @dev.  Only the WQE whose packet is on the
- * wire waits for one: any other answer is stale and dropped.
+ * A read's data from another host, into the WQE's local buffer at the
+ * packet's place.  Returns a status.
+ */
+static int comp_read_data(struct nic_engine *eng, struct nic_send *s,
+			  const struct sefa_pkt *ack)
+{
+	const struct efa_io_tx_buf_desc *b = &s->wqe->data.rdma_req.local_mem[0];
+	struct seg_list local = { .seg = eng->local_segs };
+	uint64_t iova = (uint64_t)b->buf_addr_hi << 32 | b->buf_addr_lo;
+
+	uint64_t want = s->retry->len - s->off;
+
+	if (want > NIC_WIRE_CHUNK)
+		want = NIC_WIRE_CHUNK;
+	if (!ack->data || ack->len != want)
+		return EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_STATUS;
+	if (nic_key_resolve(s->qp->dev, s->qp->pd, b->lkey, iova, b->length,
+			    IBV_ACCESS_LOCAL_WRITE, &local) ||
+	    nic_dma_buf(&local, s->off, (void *)ack->data, ack->len, true))
+		return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
+	return EFA_IO_COMP_STATUS_OK;
+}
+
+/*
+ * A packet of a message out to another host was acknowledged: the next
+ * one goes, with the next PSN, or the WQE is done.
+ */
+static void comp_next(struct nic_engine *eng, struct nic_send *s)
+{
+	struct sefa_pending *p = s->retry;
+	struct sefa_qp *qp = s->qp;
+	uint64_t left = p->len - s->off;
+
+	s->off += left < NIC_WIRE_CHUNK ? left : NIC_WIRE_CHUNK;
+	if (s->off >= p->len) {
+		comp_count_rdma(s);
+		nic_comp_retire(s, EFA_IO_COMP_STATUS_OK);
+		return;
+	}
+	if (qp->type == IBV_QPT_RC) {
+		qp->sq_psn = (qp->sq_psn + 1) & 0xffffff;
+		s->psn = qp->sq_psn;
+	} else {
+		s->psn = qp->sq_psn;
+		qp->sq_psn = (qp->sq_psn + 1) & 0xffffff;
+	}
+	p->tries = 0;
+	nic_req_exec(eng, s);
+}
+
+/*
+ * An answer from another host: for the RC head, or for one of an SRD QP's
+ * sends out, by its PSN.  One that matches none came twice, or too late.
+ */
+static void comp_net_recv(struct nic_engine *eng, struct sefa_device *dev,
+			  const struct sefa_pkt *ack)
+{
+	struct sefa_qp *qp = sefa_qp_lookup(dev, ack->dqpn);
+	struct sefa_pending *p = NULL;
+	struct nic_send s = {};
+	int st;
+
+	if (!qp || qp->type != ack->qpt || qp->state == IBV_QPS_ERR)
+		return;
+	if (qp->type == IBV_QPT_RC)
+		p = qp->rc_head;
+	else
+		for (p = qp->pending; p && !(p->out && p->psn == ack->psn);
+		     p = p->next)
+			;
+	if (!p || !p->out || p->psn != ack->psn) {
+		NIC_COUNT(qp, dup_drops, 1);
+		return;
+	}
+	s.qp = qp;
+	s.wqe = &p->wqe;
+	s.psn = p->psn;
+	s.off = p->off;
+	s.retry = p;
+	s.at_head = qp->type == IBV_QPT_RC;
+	s.rnr_done = s.at_head ? qp->rnr_tries : p->retries;
+	s.state = NIC_SEND_OUT;
+	p->out = false;
+	rtt_sample(qp, p, eng->now);
+
+	if (ack->status == EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR) {
+		comp_rnr(eng, &s, ack);
+		return;
+	}
+	st = ack->status;
+	if (!st && (s.wqe->meta.ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK) ==
+		   EFA_IO_RDMA_READ)
+		st = comp_read_data(eng, &s, ack);
+	if (st) {
+		nic_comp_retire(&s, st);
+		return;
+	}
+	comp_next(eng, &s);
+}
+
+/*
+ * The answer the wire brought to @dev.  On the local path, the WQE whose
+ * packet is on the wire waits for it; any other answer is stale and
+ * dropped.  From another host, the QP's list says whom it is for.
  */
 void nic_comp_recv(struct nic_engine *eng, struct sefa_device *dev,
 		   const struct sefa_pkt *ack)
 {
 	struct nic_send *s = eng->send;
 
+	if (ack->flags & SEFA_PKT_NET) {
+		comp_net_recv(eng, dev, ack);
+		return;
+	}
 	if (!s || s->qp->dev != dev || s->qp->qpn != ack->dqpn ||
 	    s->psn != ack->psn)
 		return;

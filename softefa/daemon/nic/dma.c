@@ -66,13 +66,33 @@ int nic_dma_copy(struct nic_engine *eng, const struct seg_list *src,
 	return 0;
 }
 
+/* Step @pos over @n bytes of its segments, which hold them. */
+static void seg_pos_skip(struct seg_pos *pos, uint64_t n)
+{
+	while (n) {
+		uint64_t k = pos->seg->len - pos->off;
+
+		if (n < k) {
+			pos->off += n;
+			return;
+		}
+		n -= k;
+		pos->seg++;
+		pos->off = 0;
+	}
+}
+
 /*
- * Between the engine's own memory and process segments: inline payload of
- * a WQE goes out (@out), a UMR's list comes in.
+ * Between the engine's own memory and process segments, from byte @off of
+ * them on: with @out from @buf into them (inline payload, a packet from
+ * another host), else from them into @buf (a UMR's list, a packet for
+ * another host).
  */
-int nic_dma_buf(const struct seg_list *segs, void *buf, uint64_t len, bool out)
+int nic_dma_buf(const struct seg_list *segs, uint64_t off, void *buf,
+		uint64_t len, bool out)
 {
 	struct seg_pos pos = { .seg = segs->seg };
 
+	seg_pos_skip(&pos, off);
 	return dma_segs(&pos, buf, len, out);
 }

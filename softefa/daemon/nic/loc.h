@@ -64,6 +64,15 @@ enum sefa_pkt_op {
 };
 
 #define SEFA_PKT_IMM		0x01	/* carries immediate data */
+#define SEFA_PKT_NET		0x02	/* from another host: bytes, no segs */
+#define SEFA_PKT_FIRST		0x04	/* RC SEND: the message's first packet */
+#define SEFA_PKT_LAST		0x08	/* and its last (both: the only one) */
+
+/*
+ * The most a packet between hosts carries: a datagram message of an MTU
+ * whole, a longer message or RDMA in packets of this much.
+ */
+#define NIC_WIRE_CHUNK		(32 * 1024)
 
 /*
  * A packet between the stages: a request from a requester to a responder,
@@ -89,7 +98,9 @@ struct sefa_pkt {
 	uint32_t imm;
 	uint32_t rkey;
 	uint64_t raddr;
+	uint32_t lwm;			/* SRD, UD: the sender's oldest PSN out */
 	uint64_t len;			/* bytes of the message or RDMA */
+	uint64_t off;			/* to another host: the packet's part */
 	struct seg_list segs;		/* the requester's buffers */
 	const void *data;		/* or, when set, the payload itself */
 };
@@ -109,6 +120,7 @@ struct nic_send {
 	struct sefa_qp *qp;
 	const struct efa_io_tx_wqe *wqe;	/* the requester's copy */
 	uint32_t psn;
+	uint64_t off;			/* bytes of the message answered */
 	bool at_head;			/* RC: on the SQ until it retires */
 	struct sefa_pending *retry;	/* SRD: its entry, when sent again */
 	unsigned int rnr_done;		/* RNR retries, this one included */
@@ -136,6 +148,19 @@ struct nic_engine {
 	struct efa_io_klm umr_list[SEFA_INDIRECT_MR_MAX_ENTRIES];
 };
 
+/* frame.c: packets as bytes on the wire (softefa-wire(7)) */
+#define NIC_FRAME_MAX		(64 + NIC_WIRE_CHUNK + 8)
+
+size_t nic_frame_hdr(const struct sefa_pkt *pkt, uint64_t len, uint8_t *buf);
+size_t nic_frame_trailer(uint64_t len, uint8_t *buf);
+int nic_frame_parse(const uint8_t *buf, size_t len, struct sefa_pkt *pkt);
+
+/* net.c: the sockets to other hosts, and the faults they inject */
+int nic_net_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt);
+unsigned int nic_net_poll(struct nic_engine *eng);
+void nic_net_wait(struct sefa_daemon *d, long ns);
+bool nic_net_heard(struct sefa_daemon *d, const uint8_t gid[16]);
+
 /* mr.c */
 int nic_key_resolve(struct sefa_device *dev, const struct sefa_pd *pd,
 		    uint32_t key, uint64_t iova, uint64_t len,
@@ -144,9 +169,11 @@ int nic_key_resolve(struct sefa_device *dev, const struct sefa_pd *pd,
 /* dma.c */
 int nic_dma_copy(struct nic_engine *eng, const struct seg_list *src,
 		 const struct seg_list *dst, uint64_t len);
-int nic_dma_buf(const struct seg_list *segs, void *buf, uint64_t len, bool out);
+int nic_dma_buf(const struct seg_list *segs, uint64_t off, void *buf,
+		uint64_t len, bool out);
 
 /* req.c */
+void nic_req_exec(struct nic_engine *eng, struct nic_send *s);
 unsigned int nic_req_sq(struct nic_engine *eng, struct sefa_qp *qp);
 unsigned int nic_req_retry(struct nic_engine *eng, struct sefa_qp *qp);
 
@@ -154,16 +181,33 @@ unsigned int nic_req_retry(struct nic_engine *eng, struct sefa_qp *qp);
 nic_xmit_fn nic_wire_xmit;
 void nic_wire_answer(struct nic_engine *eng, const struct sefa_pkt *req,
 		     const uint8_t gid[16], int status, uint8_t rnr_timer);
+void nic_wire_read_resp(struct nic_engine *eng, const struct sefa_pkt *req,
+			const uint8_t gid[16], const void *data, uint64_t len);
 
 /* resp.c */
 void nic_resp_recv(struct nic_engine *eng, struct sefa_device *dev,
 		   const struct sefa_pkt *pkt);
 void nic_resp_flush(struct sefa_qp *qp);
 
+/* seq.c */
+enum seq_verdict {
+	SEQ_NEW,			/* deliver it */
+	SEQ_DUP,			/* came before: answer, do not deliver */
+	SEQ_DROP,			/* ahead of what we can tell: ignore */
+};
+
+enum seq_verdict nic_seq_check(struct sefa_qp *tqp, const struct sefa_pkt *pkt,
+			       struct sefa_peer_win **w);
+void nic_seq_done(struct sefa_qp *tqp, struct sefa_peer_win *w,
+		  const struct sefa_pkt *pkt);
+
 /* comp.c */
 void nic_comp_recv(struct nic_engine *eng, struct sefa_device *dev,
 		   const struct sefa_pkt *ack);
 void nic_comp_retire(struct nic_send *s, int status);
+void nic_comp_await(struct nic_engine *eng, struct nic_send *s,
+		    const struct sefa_pkt *pkt);
+bool nic_comp_timeout(struct nic_engine *eng, struct nic_send *s);
 void nic_comp_flush(struct sefa_qp *qp);
 
 /* task.c */

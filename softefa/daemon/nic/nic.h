@@ -9,6 +9,10 @@
 
 #include "verbs/verbs.h"
 
+/* net.c: the wire to other hosts, before the engine starts, after it stops */
+int sefa_net_open(struct sefa_daemon *d);
+void sefa_net_close(struct sefa_daemon *d);
+
 /* task.c */
 int sefa_engine_start(struct sefa_daemon *d);
 void sefa_engine_stop(struct sefa_daemon *d);

@@ -112,9 +112,14 @@ static int req_send(struct nic_engine *eng, const struct nic_send *s,
 	}
 	if (pkt->len > max_msg(qp))
 		return EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH;
-	/* It counts as sent from here on, even to a bad AH. */
-	NIC_COUNT(qp, tx_pkts, 1);
-	NIC_COUNT(qp, tx_bytes, pkt->len);
+	/*
+	 * It counts as sent from here on, even to a bad AH; a message to
+	 * another host once, not for each of its packets or resends.
+	 */
+	if (!s->off && !(s->retry && s->retry->tries)) {
+		NIC_COUNT(qp, tx_pkts, 1);
+		NIC_COUNT(qp, tx_bytes, pkt->len);
+	}
 	if (w->meta.ctrl1 & EFA_IO_TX_META_DESC_HAS_IMM) {
 		pkt->flags |= SEFA_PKT_IMM;
 		pkt->imm = w->meta.immediate_data;
@@ -193,7 +198,7 @@ static int req_umr(struct nic_engine *eng, const struct nic_send *s)
 	st = gather_local(qp, &u->klm_list, 1, 0, &list, &len);
 	if (st)
 		return st;
-	if (nic_dma_buf(&list, eng->umr_list, len, false) ||
+	if (nic_dma_buf(&list, 0, eng->umr_list, len, false) ||
 	    sefa_mr_fill(mkey, eng->umr_list, n, u->base_addr, u->access))
 		return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
 	return EFA_IO_COMP_STATUS_OK;
@@ -215,9 +220,25 @@ static int req_packet(struct nic_engine *eng, const struct nic_send *s,
 }
 
 /*
+ * The oldest PSN an SRD QP has not had answered, out or waiting for its
+ * receiver to be ready: its receivers need not remember what they had
+ * delivered before it.  UD has nothing out.
+ */
+static uint32_t req_lwm(const struct nic_send *s)
+{
+	const struct sefa_pending *p;
+	uint32_t lwm = s->psn;
+
+	for (p = s->qp->pending; p; p = p->next)
+		if (((lwm - p->psn) & 0xffffff) < 0x800000)
+			lwm = p->psn;
+	return lwm;
+}
+
+/*
  * Onto the wire, which on the local path has the answer back to the
- * completer before it returns.  Nobody answers UD: its send is done once
- * it is on the wire.
+ * completer before it returns; to another host, the completer waits for
+ * it.  Nobody answers UD: its send is done once it is on the wire.
  */
 static void req_xmit(struct nic_engine *eng, struct nic_send *s,
 		     struct sefa_pkt *pkt)
@@ -226,15 +247,21 @@ static void req_xmit(struct nic_engine *eng, struct nic_send *s,
 
 	pkt->op = s->wqe->meta.ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK;
 	pkt->qpt = qp->type;
+	pkt->flags |= SEFA_PKT_FIRST | SEFA_PKT_LAST;
 	memcpy(pkt->sgid, qp->dev->gid, sizeof(pkt->sgid));
 	pkt->sqpn = qp->qpn;
 	pkt->psn = s->psn;
+	pkt->off = s->off;
+	if (qp->type == IBV_QPT_DRIVER)
+		pkt->lwm = req_lwm(s);
 	s->state = NIC_SEND_OUT;
 	eng->send = s;
 	eng->xmit(eng, pkt);
 	eng->send = NULL;
 	if (qp->type == IBV_QPT_UD)
 		nic_comp_retire(s, EFA_IO_COMP_STATUS_OK);
+	else if (s->state == NIC_SEND_OUT)
+		nic_comp_await(eng, s, pkt);
 }
 
 /* A WQE whole in one descriptor, as this device takes them. */
@@ -246,8 +273,11 @@ static bool wqe_whole(const struct efa_io_tx_wqe *w)
 	       (w->meta.ctrl2 & need) == need;
 }
 
-/* Execute one WQE: a local operation, or a packet onto the wire. */
-static void req_exec(struct nic_engine *eng, struct nic_send *s)
+/*
+ * Execute one WQE: a local operation, or a packet onto the wire, that of
+ * s->off, the bytes of the message answered so far.
+ */
+void nic_req_exec(struct nic_engine *eng, struct nic_send *s)
 {
 	struct sefa_pkt pkt = {};
 	int st;
@@ -276,6 +306,7 @@ static void req_exec(struct nic_engine *eng, struct nic_send *s)
 static bool req_rc_head(struct nic_engine *eng, struct sefa_qp *qp,
 			const struct efa_io_tx_wqe *w)
 {
+	struct sefa_pending *p = qp->rc_head;
 	struct nic_send s = {
 		.qp = qp, .wqe = w, .psn = qp->sq_psn, .at_head = true,
 		.rnr_done = qp->rnr_tries,
@@ -283,9 +314,27 @@ static bool req_rc_head(struct nic_engine *eng, struct sefa_qp *qp,
 
 	if (qp->rnr_due_ns > eng->now)
 		return false;
-	req_exec(eng, &s);
+	if (p) {
+		/* Out to another host: its answer, or the timeout's retry. */
+		if (p->due_ns > eng->now)
+			return false;
+		s.wqe = &p->wqe;
+		s.psn = p->psn;
+		s.off = p->off;
+		s.retry = p;
+		if (p->out && nic_comp_timeout(eng, &s))
+			return true;
+	}
+	nic_req_exec(eng, &s);
 	return s.state == NIC_SEND_RETIRED;
 }
+
+/*
+ * SRD sends out to other hosts, or waiting for a receiver, at most: more
+ * stay on the send queue, so that a QP does not flood the wire faster
+ * than the answers come back.
+ */
+#define SRD_WINDOW	64
 
 unsigned int nic_req_sq(struct nic_engine *eng, struct sefa_qp *qp)
 {
@@ -294,9 +343,14 @@ unsigned int nic_req_sq(struct nic_engine *eng, struct sefa_qp *qp)
 	unsigned int work = 0;
 
 	/* A doorbell beyond the ring is the provider's bug: do one lap. */
-	while (qp->sq_ci != pc && work < qp->sq_entries) {
+	while (qp->sq_ci != pc && work < qp->sq_entries &&
+	       (qp->npending < SRD_WINDOW || qp->state == IBV_QPS_ERR)) {
 		struct efa_io_tx_wqe w = ring[qp->sq_ci & (qp->sq_entries - 1)];
 		struct nic_send s = { .qp = qp, .wqe = &w, .psn = qp->sq_psn };
+
+		/* A datagram QP's packets each have their own PSN. */
+		if (qp->type != IBV_QPT_RC)
+			qp->sq_psn = (qp->sq_psn + 1) & 0xffffff;
 
 		if (qp->type == IBV_QPT_RC && qp->state != IBV_QPS_ERR) {
 			if (!req_rc_head(eng, qp, &w))
@@ -309,38 +363,38 @@ unsigned int nic_req_sq(struct nic_engine *eng, struct sefa_qp *qp)
 		if (qp->state == IBV_QPS_ERR)
 			nic_comp_retire(&s, EFA_IO_COMP_STATUS_FLUSHED);
 		else
-			req_exec(eng, &s);
+			nic_req_exec(eng, &s);
 	}
 	return work;
 }
 
 /*
- * Send again the SRD sends that are due, whose receiver was not ready:
- * the completer tells whether one waits on or is done.
+ * Send again the SRD sends that are due: those whose receiver was not
+ * ready, and those out to another host with no answer in time.  The
+ * completer retires a WQE from the list or leaves it waiting.
  */
 unsigned int nic_req_retry(struct nic_engine *eng, struct sefa_qp *qp)
 {
-	struct sefa_pending **pp = &qp->pending, *p;
+	struct sefa_pending *p, *next;
 	unsigned int work = 0;
 
-	while ((p = *pp)) {
+	for (p = qp->pending; p; p = next) {
 		struct nic_send s = {
-			.qp = qp, .wqe = &p->wqe, .psn = qp->sq_psn, .retry = p,
+			.qp = qp, .wqe = &p->wqe, .psn = p->psn, .off = p->off,
+			.retry = p,
 		};
 
-		if (p->due_ns > eng->now) {
-			pp = &p->next;
+		next = p->next;
+		if (p->due_ns > eng->now)
 			continue;
-		}
 		work++;
-		s.rnr_done = ++p->retries;
-		req_exec(eng, &s);
-		if (s.state == NIC_SEND_RNR) {
-			pp = &p->next;
-			continue;
+		if (p->out) {
+			if (nic_comp_timeout(eng, &s))
+				continue;
+		} else {
+			s.rnr_done = ++p->retries;
 		}
-		*pp = p->next;
-		free(p);
+		nic_req_exec(eng, &s);
 	}
 	return work;
 }

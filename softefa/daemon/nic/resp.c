@@ -5,8 +5,10 @@
  * Q_Key, or RC's connection) and its keys, takes the next receive, places
  * the data, writes the receive completion, and answers the reliable
  * transports with an ACK or a NAK through the wire.  Every check comes
- * before any byte moves.
+ * before any byte moves.  A packet from another host passes seq.c's
+ * checks first, so that nothing is delivered twice.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <infiniband/verbs.h>
@@ -161,45 +163,77 @@ static void resp_answer(struct nic_engine *eng, const struct sefa_device *dev,
 		nic_wire_answer(eng, pkt, dev->gid, status, rnr_timer);
 }
 
-/*
- * The QP a packet is for, or the status its requester gets: an RC QP must
- * be connected back to the sender, and nobody answering there is the
- * requester's timeout; a datagram QP must have the Q_Key.
- */
-static int resp_qp(struct sefa_device *dev, const struct sefa_pkt *pkt,
-		   struct sefa_qp **out)
-{
-	struct sefa_qp *tqp = sefa_qp_lookup(dev, pkt->dqpn);
-	int bad = pkt->qpt == IBV_QPT_RC ?
-		  EFA_IO_COMP_STATUS_LOCAL_ERROR_UNRESP_REMOTE :
-		  EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_DEST_QPN;
-
-	if (!tqp || tqp->type != pkt->qpt || !qp_receives(tqp))
-		return bad;
-	if (pkt->qpt == IBV_QPT_RC ? tqp->dest_qpn != pkt->sqpn :
-				     tqp->qkey != pkt->qkey)
-		return bad;
-	*out = tqp;
-	return EFA_IO_COMP_STATUS_OK;
-}
-
 /* The payload into the segments of a receive or of an rkey. */
 static int resp_place(struct nic_engine *eng, const struct sefa_pkt *pkt,
 		      const struct seg_list *dst)
 {
 	if (pkt->data)
-		return nic_dma_buf(dst, (void *)pkt->data, pkt->len, true);
+		return nic_dma_buf(dst, 0, (void *)pkt->data, pkt->len, true);
 	return nic_dma_copy(eng, &pkt->segs, dst, pkt->len);
+}
+
+/*
+ * RC SEND of several packets from another host, in order: the first takes
+ * the receive, each is placed behind the last, and the last completes it.
+ * Returns the answer's status.
+ */
+static int resp_send_part(struct nic_engine *eng, struct sefa_qp *tqp,
+			  const struct sefa_pkt *pkt)
+{
+	struct seg_list dst = { .seg = eng->peer_segs };
+	struct sefa_rc_rx *rx = tqp->rc_rx;
+	uint64_t room;
+	int st;
+
+	if (pkt->flags & SEFA_PKT_FIRST) {
+		if (!rx) {
+			rx = calloc(1, sizeof(*rx));
+			if (!rx)
+				return EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR;
+			tqp->rc_rx = rx;
+		}
+		rx->n = next_recv(tqp, rx->desc);
+		rx->off = 0;
+		if (!rx->n)
+			return EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR;
+	} else if (!rx || !rx->n) {
+		return EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_LENGTH;
+	}
+
+	st = scatter_local(tqp, rx->desc, rx->n, &dst, &room);
+	if (!st && rx->off + pkt->len > room) {
+		consume_recv(tqp, rx->desc, rx->n,
+			     EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH, pkt,
+			     rx->off);
+		rx->n = 0;
+		return EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_LENGTH;
+	}
+	if (!st) {
+		seg_skip(&dst, rx->off);
+		if (resp_place(eng, pkt, &dst))
+			st = EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
+	}
+	rx->off += pkt->len;
+	if (pkt->flags & SEFA_PKT_LAST) {
+		consume_recv(tqp, rx->desc, rx->n, st, pkt, rx->off);
+		rx->n = 0;
+		if (!st) {
+			NIC_COUNT(tqp, rx_pkts, 1);
+			NIC_COUNT(tqp, rx_bytes, rx->off);
+		}
+	}
+	return st ? EFA_IO_COMP_STATUS_REMOTE_ERROR_ABORT :
+		    EFA_IO_COMP_STATUS_OK;
 }
 
 /*
  * SEND: into the next receive, behind the GRH area on UD.  With no receive
  * posted UD drops the message and the others NAK it as not ready; a
  * message too long for the receive fails it on UD, while SRD and RC keep
- * the receive and NAK.
+ * the receive and NAK.  Returns the answer's status.
  */
-static void resp_send(struct nic_engine *eng, struct sefa_qp *tqp,
-		      const struct sefa_pkt *pkt)
+static int resp_send(struct nic_engine *eng, struct sefa_qp *tqp,
+		     const struct sefa_pkt *pkt)
 {
 	bool ud = pkt->qpt == IBV_QPT_UD;
 	uint64_t grh = ud ? UD_GRH_LEN : 0;
@@ -209,24 +243,23 @@ static void resp_send(struct nic_engine *eng, struct sefa_qp *tqp,
 	uint64_t room;
 	int st;
 
+	/* Only a message from another host comes in several packets. */
+	if ((pkt->flags & SEFA_PKT_NET) &&
+	    (pkt->flags & (SEFA_PKT_FIRST | SEFA_PKT_LAST)) !=
+	    (SEFA_PKT_FIRST | SEFA_PKT_LAST))
+		return resp_send_part(eng, tqp, pkt);
+
 	nrx = next_recv(tqp, rx);
 	if (!nrx) {
 		if (ud)
 			NIC_COUNT(tqp, rx_drops, 1);
-		resp_answer(eng, tqp->dev, pkt,
-			    EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR,
-			    tqp->min_rnr_timer);
-		return;
+		return EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR;
 	}
 
 	st = scatter_local(tqp, rx, nrx, &dst, &room);
 	if (!st && grh + pkt->len > room) {
-		if (!ud) {
-			resp_answer(eng, tqp->dev, pkt,
-				    EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_LENGTH,
-				    tqp->min_rnr_timer);
-			return;
-		}
+		if (!ud)
+			return EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_LENGTH;
 		st = EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH;
 	}
 	if (!st) {
@@ -235,24 +268,24 @@ static void resp_send(struct nic_engine *eng, struct sefa_qp *tqp,
 			st = EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
 	}
 
-	tqp->rq_psn = (tqp->rq_psn + 1) & 0xffffff;
 	consume_recv(tqp, rx, nrx, st, pkt, grh + pkt->len);
 	if (!st) {
 		NIC_COUNT(tqp, rx_pkts, 1);
 		NIC_COUNT(tqp, rx_bytes, pkt->len);
 	}
-	resp_answer(eng, tqp->dev, pkt,
-		    st ? EFA_IO_COMP_STATUS_REMOTE_ERROR_ABORT :
-			 EFA_IO_COMP_STATUS_OK, tqp->min_rnr_timer);
+	return st ? EFA_IO_COMP_STATUS_REMOTE_ERROR_ABORT :
+		    EFA_IO_COMP_STATUS_OK;
 }
 
 /*
  * RDMA read and write: the target's memory by its rkey, which on SRD only
  * a peer the target has an AH for may use.  A write with immediate takes
- * a receive too.
+ * a receive too.  A read from another host is answered here, with its
+ * data.  Returns the status of the answer still to give, or of the one
+ * given (*answered).
  */
 static int resp_rdma(struct nic_engine *eng, struct sefa_qp *tqp,
-		     const struct sefa_pkt *pkt)
+		     const struct sefa_pkt *pkt, bool *answered)
 {
 	bool write = pkt->op == SEFA_PKT_WRITE;
 	uint32_t access = write ? IBV_ACCESS_REMOTE_WRITE :
@@ -274,10 +307,17 @@ static int resp_rdma(struct nic_engine *eng, struct sefa_qp *tqp,
 			return EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR;
 	}
 
-	if (write ? nic_dma_copy(eng, &pkt->segs, &remote, pkt->len) :
+	if (!write && (pkt->flags & SEFA_PKT_NET)) {
+		if (nic_dma_buf(&remote, 0, eng->bounce, pkt->len, false))
+			return EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS;
+		nic_wire_read_resp(eng, pkt, tqp->dev->gid, eng->bounce,
+				   pkt->len);
+		*answered = true;
+		return EFA_IO_COMP_STATUS_OK;
+	}
+	if (write ? resp_place(eng, pkt, &remote) :
 		    nic_dma_copy(eng, &remote, &pkt->segs, pkt->len))
 		return EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS;
-	tqp->rq_psn = (tqp->rq_psn + 1) & 0xffffff;
 	if (write)
 		NIC_COUNT(tqp, rx_bytes, pkt->len);
 	if (nrx)
@@ -285,21 +325,72 @@ static int resp_rdma(struct nic_engine *eng, struct sefa_qp *tqp,
 	return EFA_IO_COMP_STATUS_OK;
 }
 
-void nic_resp_recv(struct nic_engine *eng, struct sefa_device *dev,
-		   const struct sefa_pkt *pkt)
+/*
+ * The QP a packet is for, or the status its requester gets: an RC QP must
+ * be connected back to the sender, and nobody answering there is the
+ * requester's timeout; a datagram QP must have the Q_Key.  RC carries no
+ * source QP between hosts: the connection names it.
+ */
+static int resp_qp(struct sefa_device *dev, struct sefa_pkt *pkt,
+		   struct sefa_qp **out)
 {
+	struct sefa_qp *tqp = sefa_qp_lookup(dev, pkt->dqpn);
+	bool rc = pkt->qpt == IBV_QPT_RC;
+	int bad = rc ? EFA_IO_COMP_STATUS_LOCAL_ERROR_UNRESP_REMOTE :
+		       EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_DEST_QPN;
+
+	if (!tqp || tqp->type != pkt->qpt || !qp_receives(tqp))
+		return bad;
+	if (rc && (pkt->flags & SEFA_PKT_NET)) {
+		if (tqp->dest.is_global &&
+		    memcmp(tqp->dest.dgid, pkt->sgid, 16))
+			return bad;
+		pkt->sqpn = tqp->dest_qpn;
+	}
+	if (rc ? tqp->dest_qpn != pkt->sqpn : tqp->qkey != pkt->qkey)
+		return bad;
+	*out = tqp;
+	return EFA_IO_COMP_STATUS_OK;
+}
+
+/* A packet that came before is answered as it was, not delivered again. */
+static void resp_dup(struct nic_engine *eng, struct sefa_qp *tqp,
+		     const struct sefa_pkt *pkt)
+{
+	NIC_COUNT(tqp, dup_drops, 1);
+	resp_answer(eng, tqp->dev, pkt, EFA_IO_COMP_STATUS_OK, 0);
+}
+
+void nic_resp_recv(struct nic_engine *eng, struct sefa_device *dev,
+		   const struct sefa_pkt *in)
+{
+	struct sefa_pkt pkt = *in;
+	struct sefa_peer_win *w = NULL;
+	enum seq_verdict v = SEQ_NEW;
+	bool answered = false, net = pkt.flags & SEFA_PKT_NET;
 	struct sefa_qp *tqp;
 	int st;
 
-	st = resp_qp(dev, pkt, &tqp);
+	st = resp_qp(dev, &pkt, &tqp);
 	if (st) {
-		resp_answer(eng, dev, pkt, st, 0);
+		resp_answer(eng, dev, &pkt, st, 0);
 		return;
 	}
-	if (pkt->op == SEFA_PKT_SEND) {
-		resp_send(eng, tqp, pkt);
+	if (net)
+		v = nic_seq_check(tqp, &pkt, &w);
+	if (v == SEQ_DROP)
+		return;
+	if (v == SEQ_DUP && pkt.op != SEFA_PKT_READ) {
+		resp_dup(eng, tqp, &pkt);
 		return;
 	}
-	st = resp_rdma(eng, tqp, pkt);
-	resp_answer(eng, dev, pkt, st, tqp->min_rnr_timer);
+
+	if (pkt.op == SEFA_PKT_SEND)
+		st = resp_send(eng, tqp, &pkt);
+	else
+		st = resp_rdma(eng, tqp, &pkt, &answered);
+	if (st != EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR && v == SEQ_NEW)
+		nic_seq_done(tqp, w, &pkt);
+	if (!answered)
+		resp_answer(eng, dev, &pkt, st, tqp->min_rnr_timer);
 }

@@ -23,8 +23,9 @@ static uint64_t now_ns(void)
 }
 
 /*
- * One pass: every armed CQ looked at, then each QP's flush, send queue and
- * due retries, then the hook's timed work.  Returns the work done.
+ * One pass: what came from other hosts, every armed CQ looked at, then
+ * each QP's flush, send queue and due retries, then the hook's timed work.
+ * Returns the work done.
  */
 unsigned int nic_engine_pass(struct nic_engine *eng)
 {
@@ -32,6 +33,7 @@ unsigned int nic_engine_pass(struct nic_engine *eng)
 	unsigned int work = 0, i, q;
 
 	eng->now = now_ns();
+	work += nic_net_poll(eng);
 	for (i = 0; i < d->ndev; i++) {
 		struct sefa_cq *cq;
 
@@ -57,7 +59,8 @@ unsigned int nic_engine_pass(struct nic_engine *eng)
 
 /*
  * Doorbells are plain stores, so the engine polls.  After traffic it naps
- * for a few microseconds between passes: a sleeper that wakes preempts the
+ * (or waits for a packet from another host) for a few microseconds between
+ * passes: a sleeper that wakes preempts the
  * clients spinning on their CQs, where yielding would queue behind them for
  * a whole time slice.  Idle for long, it backs off to a millisecond.
  */
@@ -88,7 +91,7 @@ static void *engine_main(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	engine_priority();
 	for (;;) {
-		struct timespec ts = { .tv_nsec = NAP_NS };
+		long nap = NAP_NS;
 		unsigned int work;
 
 		/*
@@ -115,8 +118,8 @@ static void *engine_main(void *arg)
 				continue;
 		}
 		if (++idle > IDLE_NAPS)
-			ts.tv_nsec = 1000 * 1000;
-		nanosleep(&ts, NULL);
+			nap = 1000 * 1000;
+		nic_net_wait(d, nap);
 	}
 }
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The wire: takes a packet to the device it is addressed to, a request to
- * that device's responder and an answer to its completer.  Today it is
- * only the short local path, between the devices of this daemon, where a
- * packet arrives before nic_wire_xmit() returns; a wire between hosts
- * will carry the same packets.
+ * that device's responder and an answer to its completer.  Between the
+ * devices of this daemon it is a short path, where a packet arrives before
+ * nic_wire_xmit() returns; to another host's, it is the network (net.c),
+ * and the answer comes in later, on an engine pass.
  */
 #include <string.h>
 
@@ -55,6 +55,26 @@ void nic_wire_answer(struct nic_engine *eng, const struct sefa_pkt *req,
 	eng->xmit(eng, &ack);
 }
 
+/* A read from another host is answered with the data it asked for. */
+void nic_wire_read_resp(struct nic_engine *eng, const struct sefa_pkt *req,
+			const uint8_t gid[16], const void *data, uint64_t len)
+{
+	struct sefa_pkt ack = {
+		.op = SEFA_PKT_ACK,
+		.qpt = req->qpt,
+		.status = EFA_IO_COMP_STATUS_OK,
+		.sqpn = req->dqpn,
+		.dqpn = req->sqpn,
+		.psn = req->psn,
+		.len = len,
+		.data = data,
+	};
+
+	memcpy(ack.sgid, gid, sizeof(ack.sgid));
+	memcpy(ack.dgid, req->sgid, sizeof(ack.dgid));
+	eng->xmit(eng, &ack);
+}
+
 void nic_wire_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 {
 	struct sefa_device *dev = pkt->dlid ? device_by_lid(eng->d, pkt->dlid) :
@@ -66,6 +86,11 @@ void nic_wire_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 	}
 	if (dev) {
 		nic_resp_recv(eng, dev, pkt);
+		return;
+	}
+	/* Another host's: the requester's timer covers any loss. */
+	if (eng->d->net) {
+		nic_net_xmit(eng, pkt);
 		return;
 	}
 	/*

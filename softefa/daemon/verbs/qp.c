@@ -106,14 +106,33 @@ static int qp_rings(struct sefa_cmd *cmd, struct sefa_qp *qp,
 	return ret;
 }
 
-static void qp_free(struct sefa_client *c, struct sefa_qp *qp)
+/*
+ * Forget what the NIC keeps of the QP's traffic: sends not retired, what
+ * peers had delivered, a message half placed.
+ */
+static void qp_drop_transport(struct sefa_qp *qp)
 {
 	struct sefa_pending *p;
+	struct sefa_peer_win *w;
 
 	while ((p = qp->pending)) {
 		qp->pending = p->next;
 		free(p);
 	}
+	qp->npending = 0;
+	while ((w = qp->seen)) {
+		qp->seen = w->next;
+		free(w);
+	}
+	free(qp->rc_head);
+	qp->rc_head = NULL;
+	free(qp->rc_rx);
+	qp->rc_rx = NULL;
+}
+
+static void qp_free(struct sefa_client *c, struct sefa_qp *qp)
+{
+	qp_drop_transport(qp);
 	if (qp->sq_ring)
 		sefa_mmap_remove(c, qp->sq_ring);
 	if (qp->rq_ring)
@@ -359,12 +378,7 @@ static const struct qp_transition *transition(const struct sefa_qp *qp,
 /* Back to the state of a new QP: empty rings, doorbells at zero. */
 static void qp_reset(struct sefa_qp *qp)
 {
-	struct sefa_pending *p;
-
-	while ((p = qp->pending)) {
-		qp->pending = p->next;
-		free(p);
-	}
+	qp_drop_transport(qp);
 	qp->sq_ci = 0;
 	qp->rq_ci = 0;
 	qp->rnr_due_ns = 0;

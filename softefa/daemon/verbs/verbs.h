@@ -94,12 +94,46 @@ struct sefa_cq {
 	struct sefa_cq *next_armable;	/* device list of CQs with a channel */
 };
 
-/* A send WQE waiting for the receiver (SRD RNR retry). */
+/*
+ * A send WQE the NIC has let go of but not retired: one whose packet is
+ * out to another host, awaiting its answer, or one the receiver was not
+ * ready for (SRD RNR retry, the RC head).  Messages longer than one packet
+ * go out a packet at a time; @off counts the bytes answered.
+ */
 struct sefa_pending {
 	struct efa_io_tx_wqe wqe;
-	uint64_t due_ns;
-	unsigned int retries;		/* done so far */
+	uint64_t due_ns;		/* sent again then */
+	uint64_t len;			/* bytes of the message */
+	uint64_t off;			/* of them acknowledged */
+	uint32_t psn;			/* of the packet awaiting its answer */
+	uint64_t sent_ns;		/* when it went, the first time */
+	bool out;			/* awaiting an answer, or an RNR wait */
+	unsigned int retries;		/* RNR retries done so far */
+	unsigned int tries;		/* times the packet was sent again */
 	struct sefa_pending *next;
+};
+
+/*
+ * What one sending QP of another host had delivered to a datagram QP: the
+ * PSNs from @base on, as bits, so that a packet that comes twice is
+ * answered but not delivered twice (the NIC's responder keeps them).
+ */
+#define SEFA_PEER_WIN	4096
+
+struct sefa_peer_win {
+	uint8_t gid[16];
+	uint32_t qpn;
+	uint32_t base;
+	uint64_t bits[SEFA_PEER_WIN / 64];
+	struct sefa_peer_win *next;
+};
+
+/* RC: the receive a message of several packets is being placed in. */
+struct sefa_rc_rx {
+	struct efa_io_rx_desc desc[16];
+	unsigned int n;
+	uint64_t off;			/* bytes placed so far */
+	int status;			/* the first failure, or OK */
 };
 
 struct sefa_qp {
@@ -129,7 +163,12 @@ struct sefa_qp {
 	uint16_t rq_ci;			/* next descriptor the device uses */
 	struct sefa_shm *db;		/* SQ doorbell at 0, RQ doorbell at 64 */
 
-	struct sefa_pending *pending;
+	struct sefa_pending *pending;	/* SRD sends out or RNR-waiting */
+	unsigned int npending;
+	uint64_t srtt_ns;		/* smoothed round trip to other hosts */
+	struct sefa_pending *rc_head;	/* RC: the head, out to another host */
+	struct sefa_peer_win *seen;	/* UD, SRD: what peers had delivered */
+	struct sefa_rc_rx *rc_rx;	/* RC: a message of several packets */
 	uint32_t events_queued;
 	struct sefa_counters cnt;
 

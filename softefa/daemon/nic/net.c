@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The wire between hosts: one UDP socket per device, bound to port 4791 of
+ * the device's GID, which the daemon adds to its network interface as an
+ * IPv6 address.  A packet for a GID of another host goes to that address,
+ * and the host's routes and neighbour discovery take it there, as RoCE's
+ * do.  What each daemon sends may be lost, sent twice, held back behind
+ * later packets or delayed, as asked with --wire-*: the faults a fabric has.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "nic/loc.h"
+
+#define ROCE_PORT	4791
+#define RX_BATCH	16
+#define HEARD_MAX	256
+/* A packet held back for reordering waits this long after the delay. */
+#define REORDER_NS	(200 * 1000)
+#define SOCK_BUF	(8 << 20)
+
+/* A packet the fault injection holds until @due_ns. */
+struct held_pkt {
+	uint64_t due_ns;
+	int fd;
+	struct sockaddr_in6 to;
+	size_t len;
+	struct held_pkt *next;
+	uint8_t data[];
+};
+
+struct nic_net {
+	int fd[SEFA_MAX_DEVICES];
+	bool added[SEFA_MAX_DEVICES];	/* the GID was ours to add */
+	uint64_t rng;
+	struct held_pkt *held;		/* by due time */
+	/* GIDs that answered or asked something, newest last, a ring. */
+	uint8_t heard[HEARD_MAX][16];
+	unsigned int nheard;
+	uint8_t tx[NIC_FRAME_MAX];
+	uint8_t rx[RX_BATCH][NIC_FRAME_MAX];
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* xorshift64*: the faults need only be unpredictable, not secret. */
+static unsigned int rand_pct(struct nic_net *n)
+{
+	n->rng ^= n->rng >> 12;
+	n->rng ^= n->rng << 25;
+	n->rng ^= n->rng >> 27;
+	return (n->rng * 0x2545f4914f6cdd1dULL >> 32) % 100;
+}
+
+static void gid_sockaddr(const struct sefa_daemon *d, const uint8_t gid[16],
+			 struct sockaddr_in6 *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sin6_family = AF_INET6;
+	sa->sin6_port = htons(ROCE_PORT);
+	memcpy(&sa->sin6_addr, gid, 16);
+	sa->sin6_scope_id = d->netdev.ifindex;
+}
+
+static int device_socket(struct sefa_daemon *d, const uint8_t gid[16])
+{
+	int fd, one = 1, size = SOCK_BUF;
+	struct sockaddr_in6 sa;
+
+	fd = socket(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	/* Bursts of packets must not overflow the default buffers. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)))
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	gid_sockaddr(d, gid, &sa);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+void sefa_net_close(struct sefa_daemon *d)
+{
+	struct nic_net *n = d->net;
+	struct held_pkt *h;
+	unsigned int i;
+
+	if (!n)
+		return;
+	for (i = 0; i < d->ndev; i++) {
+		if (n->fd[i] >= 0)
+			close(n->fd[i]);
+		if (n->added[i])
+			sefa_netdev_gid_del(&d->netdev, d->dev[i].gid);
+	}
+	while ((h = n->held)) {
+		n->held = h->next;
+		free(h);
+	}
+	free(n);
+	d->net = NULL;
+}
+
+int sefa_net_open(struct sefa_daemon *d)
+{
+	struct nic_net *n = calloc(1, sizeof(*n));
+	unsigned int i;
+	int ret;
+
+	if (!n)
+		return -ENOMEM;
+	for (i = 0; i < SEFA_MAX_DEVICES; i++)
+		n->fd[i] = -1;
+	n->rng = (mono_ns() ^ (uint64_t)getpid() << 32) | 1;
+	d->net = n;
+	for (i = 0; i < d->ndev; i++) {
+		ret = sefa_netdev_gid_add(&d->netdev, d->dev[i].gid,
+					  &n->added[i]);
+		if (ret)
+			goto err;
+		ret = device_socket(d, d->dev[i].gid);
+		if (ret < 0)
+			goto err;
+		n->fd[i] = ret;
+	}
+	return 0;
+err:
+	sefa_net_close(d);
+	return ret;
+}
+
+static void send_now(struct sefa_daemon *d, int fd,
+		     const struct sockaddr_in6 *to, const void *buf, size_t len)
+{
+	if (sendto(fd, buf, len, 0, (const struct sockaddr *)to,
+		   sizeof(*to)) != (ssize_t)len) {
+		d->wire_cnt.tx_errors++;
+		return;
+	}
+	d->wire_cnt.tx_pkts++;
+}
+
+static int hold(struct nic_net *n, uint64_t due_ns, int fd,
+		const struct sockaddr_in6 *to, const void *buf, size_t len)
+{
+	struct held_pkt *h = malloc(sizeof(*h) + len), **pp;
+
+	if (!h)
+		return -ENOMEM;
+	h->due_ns = due_ns;
+	h->fd = fd;
+	h->to = *to;
+	h->len = len;
+	memcpy(h->data, buf, len);
+	for (pp = &n->held; *pp && (*pp)->due_ns <= due_ns; pp = &(*pp)->next)
+		;
+	h->next = *pp;
+	*pp = h;
+	return 0;
+}
+
+/* Onto the network, through the faults asked for. */
+static void send_faulty(struct nic_engine *eng, int fd,
+			const struct sockaddr_in6 *to, size_t len)
+{
+	struct sefa_daemon *d = eng->d;
+	const struct sefa_wire_opts *o = &d->wire;
+	struct nic_net *n = d->net;
+	uint64_t delay = o->delay_us * 1000ULL;
+	unsigned int copies = 1;
+
+	if (o->loss && rand_pct(n) < o->loss) {
+		d->wire_cnt.lost++;
+		return;
+	}
+	if (o->dup && rand_pct(n) < o->dup) {
+		d->wire_cnt.dups++;
+		copies = 2;
+	}
+	if (o->reorder && rand_pct(n) < o->reorder) {
+		d->wire_cnt.reordered++;
+		delay += REORDER_NS;
+	}
+	while (copies--) {
+		if (!delay || hold(n, eng->now + delay, fd, to, n->tx, len))
+			send_now(d, fd, to, n->tx, len);
+	}
+}
+
+static int device_index(const struct sefa_daemon *d, const uint8_t gid[16])
+{
+	unsigned int i;
+
+	for (i = 0; i < d->ndev; i++)
+		if (!memcmp(d->dev[i].gid, gid, 16))
+			return i;
+	return -1;
+}
+
+/*
+ * One packet of @pkt to another host: an answer, or the part of a
+ * request's message from pkt->off on.  Returns 0, or -EHOSTUNREACH when it
+ * cannot leave (no wire, a LID it cannot route), and the requester's
+ * timeout tells.
+ */
+int nic_net_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
+{
+	struct sefa_daemon *d = eng->d;
+	struct nic_net *n = d->net;
+	bool ack = pkt->op == SEFA_PKT_ACK;
+	uint64_t len = ack ? pkt->len : pkt->len - pkt->off;
+	struct sockaddr_in6 to;
+	size_t hdr;
+	int dev;
+
+	dev = n ? device_index(d, pkt->sgid) : -1;
+	if (dev < 0 || pkt->dlid)
+		return -EHOSTUNREACH;
+	/* RC has no NAK for a QP that is not there: the sender times out. */
+	if (ack && pkt->qpt == IBV_QPT_RC &&
+	    pkt->status == EFA_IO_COMP_STATUS_LOCAL_ERROR_UNRESP_REMOTE)
+		return 0;
+	if (len > NIC_WIRE_CHUNK)
+		len = NIC_WIRE_CHUNK;
+
+	hdr = nic_frame_hdr(pkt, len, n->tx);
+	/* A read request's RETH asks for @len bytes; it carries none. */
+	if (!ack && pkt->op == SEFA_PKT_READ)
+		len = 0;
+	if (pkt->data)
+		memcpy(n->tx + hdr, (const uint8_t *)pkt->data +
+		       (ack ? 0 : pkt->off), len);
+	else if (len && nic_dma_buf(&pkt->segs, pkt->off, n->tx + hdr, len,
+				    false))
+		return -EFAULT;
+	hdr += len;
+	hdr += nic_frame_trailer(len, n->tx + hdr);
+	gid_sockaddr(d, pkt->dgid, &to);
+	send_faulty(eng, n->fd[dev], &to, hdr);
+	return 0;
+}
+
+static void note_heard(struct nic_net *n, const uint8_t gid[16])
+{
+	unsigned int i, last = n->nheard < HEARD_MAX ? n->nheard : HEARD_MAX;
+
+	for (i = 0; i < last; i++)
+		if (!memcmp(n->heard[i], gid, 16))
+			return;
+	memcpy(n->heard[n->nheard++ % HEARD_MAX], gid, 16);
+}
+
+/*
+ * Whether @gid ever sent us anything: a reliable send that got no answer
+ * then failed on an unresponsive remote, else on an unreachable one.
+ */
+bool nic_net_heard(struct sefa_daemon *d, const uint8_t gid[16])
+{
+	struct nic_net *n = d->net;
+	unsigned int i, last;
+
+	if (!n)
+		return false;
+	last = n->nheard < HEARD_MAX ? n->nheard : HEARD_MAX;
+	for (i = 0; i < last; i++)
+		if (!memcmp(n->heard[i], gid, 16))
+			return true;
+	return false;
+}
+
+/* The held packets that are due go out. */
+static unsigned int send_held(struct nic_engine *eng)
+{
+	struct nic_net *n = eng->d->net;
+	unsigned int work = 0;
+	struct held_pkt *h;
+
+	while ((h = n->held) && h->due_ns <= eng->now) {
+		n->held = h->next;
+		send_now(eng->d, h->fd, &h->to, h->data, h->len);
+		free(h);
+		work++;
+	}
+	return work;
+}
+
+static void deliver(struct nic_engine *eng, struct sefa_device *dev,
+		    const uint8_t *buf, size_t len,
+		    const struct sockaddr_in6 *from)
+{
+	struct sefa_daemon *d = eng->d;
+	struct sefa_pkt pkt;
+
+	if (nic_frame_parse(buf, len, &pkt)) {
+		d->wire_cnt.rx_bad++;
+		return;
+	}
+	d->wire_cnt.rx_pkts++;
+	memcpy(pkt.sgid, &from->sin6_addr, 16);
+	memcpy(pkt.dgid, dev->gid, 16);
+	note_heard(d->net, pkt.sgid);
+	if (pkt.op == SEFA_PKT_ACK)
+		nic_comp_recv(eng, dev, &pkt);
+	else
+		nic_resp_recv(eng, dev, &pkt);
+}
+
+/* What came from other hosts, into the devices' responders and completers. */
+unsigned int nic_net_poll(struct nic_engine *eng)
+{
+	struct sefa_daemon *d = eng->d;
+	struct nic_net *n = d->net;
+	struct sockaddr_in6 from[RX_BATCH];
+	struct mmsghdr msg[RX_BATCH];
+	struct iovec iov[RX_BATCH];
+	unsigned int work = 0, i;
+	int got, k;
+
+	if (!n)
+		return 0;
+	work += send_held(eng);
+	for (i = 0; i < d->ndev; i++) {
+		memset(msg, 0, sizeof(msg));
+		for (k = 0; k < RX_BATCH; k++) {
+			iov[k].iov_base = n->rx[k];
+			iov[k].iov_len = sizeof(n->rx[k]);
+			msg[k].msg_hdr.msg_iov = &iov[k];
+			msg[k].msg_hdr.msg_iovlen = 1;
+			msg[k].msg_hdr.msg_name = &from[k];
+			msg[k].msg_hdr.msg_namelen = sizeof(from[k]);
+		}
+		got = recvmmsg(n->fd[i], msg, RX_BATCH, MSG_DONTWAIT, NULL);
+		for (k = 0; k < got; k++) {
+			if (msg[k].msg_hdr.msg_flags & MSG_TRUNC ||
+			    msg[k].msg_hdr.msg_namelen != sizeof(from[k])) {
+				d->wire_cnt.rx_bad++;
+				continue;
+			}
+			deliver(eng, &d->dev[i], n->rx[k], msg[k].msg_len,
+				&from[k]);
+		}
+		work += got > 0 ? got : 0;
+	}
+	return work;
+}
+
+/*
+ * The engine's nap: with a wire, until a packet comes, one held back is
+ * due, or @ns pass.  Called without the daemon lock, so it reads only what
+ * does not change while the engine runs.
+ */
+void nic_net_wait(struct sefa_daemon *d, long ns)
+{
+	struct nic_net *n = d->net;
+	struct pollfd pfd[SEFA_MAX_DEVICES];
+	struct timespec ts = { .tv_nsec = ns };
+	unsigned int i;
+
+	if (!n) {
+		nanosleep(&ts, NULL);
+		return;
+	}
+	for (i = 0; i < d->ndev; i++) {
+		pfd[i].fd = n->fd[i];
+		pfd[i].events = POLLIN;
+	}
+	ppoll(pfd, d->ndev, &ts, NULL);
+}

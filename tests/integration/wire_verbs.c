@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Traffic between two hosts, counted message by message: each side runs
+ * this program, the server first, and they swap addresses over TCP.
+ *
+ *   wire_verbs srd|ud [-n N] [-p PORT] [SERVER]
+ *
+ * The client sends N numbered messages, each filled with a pattern of its
+ * number.  The server checks every payload and counts each number once:
+ * one that comes twice, or a corrupt one, fails it.
+ *  - srd: every message must arrive, and every send complete successfully;
+ *    then the client writes 1 MiB into the server's memory by RDMA and
+ *    reads back 1 MiB the server filled, both checked byte by byte.
+ *  - ud: some may be lost; the server reports how many came, after the
+ *    client is done and nothing more arrives.
+ * The server prints "received R of N, 0 duplicates"; exit 0 when all is
+ * well, 1 with a message otherwise.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <infiniband/efadv.h>
+#include <infiniband/verbs.h>
+
+#include "dev.h"
+
+#define MSG		1024
+#define RECVS		256
+#define WINDOW		64
+#define RDMA_LEN	(1 << 20)
+#define QKEY		0x11111111
+#define WAIT_MS		30000
+
+struct side {
+	uint32_t qpn;
+	uint32_t rkey;
+	uint64_t addr;
+	union ibv_gid gid;
+};
+
+struct ctx {
+	bool srd;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	uint8_t *buf;			/* receives, or sends; then RDMA */
+	uint8_t *rdma;
+	struct ibv_mr *rdma_mr;
+};
+
+static void die(const char *what)
+{
+	fprintf(stderr, "wire_verbs: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static void pattern(uint8_t *p, size_t len, uint32_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (uint8_t)(seed * 31 + i * 7 + (i >> 8));
+}
+
+static int tcp_meet(const char *server, const char *port)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
+	int fd, one = 1, c;
+
+	hints.ai_flags = server ? 0 : AI_PASSIVE;
+	if (getaddrinfo(server, port, &hints, &ai))
+		die("getaddrinfo");
+	fd = socket(ai->ai_family, SOCK_STREAM, 0);
+	if (fd < 0)
+		die("socket");
+	if (server) {
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen))
+			die("connect");
+		freeaddrinfo(ai);
+		return fd;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 1))
+		die("listen");
+	freeaddrinfo(ai);
+	c = accept(fd, NULL, NULL);
+	if (c < 0)
+		die("accept");
+	close(fd);
+	return c;
+}
+
+static void xfer(int fd, void *p, size_t len, bool out)
+{
+	ssize_t n = out ? write(fd, p, len) : read(fd, p, len);
+
+	if (n != (ssize_t)len)
+		die(out ? "tcp write" : "tcp read");
+}
+
+static void setup(struct ctx *c)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.qp_type = c->srd ? IBV_QPT_DRIVER : IBV_QPT_UD,
+		.cap = { .max_send_wr = 256, .max_recv_wr = RECVS,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND,
+	};
+	struct efadv_qp_init_attr dv = {
+		.driver_qp_type = EFADV_QP_DRIVER_TYPE_SRD,
+	};
+	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		  IBV_ACCESS_REMOTE_READ;
+
+	c->ctx = dev_open(NULL, false);
+	if (!c->ctx)
+		die("open device");
+	c->pd = ibv_alloc_pd(c->ctx);
+	c->cq = ibv_create_cq(c->ctx, 1024, NULL, NULL, 0);
+	c->buf = calloc(RECVS, MSG + 40);
+	c->rdma = calloc(2, RDMA_LEN);
+	if (!c->pd || !c->cq || !c->buf || !c->rdma)
+		die("resources");
+	c->mr = ibv_reg_mr(c->pd, c->buf, RECVS * (MSG + 40), acc);
+	c->rdma_mr = ibv_reg_mr(c->pd, c->rdma, 2 * RDMA_LEN,
+				c->srd ? acc : IBV_ACCESS_LOCAL_WRITE);
+	if (!c->mr || !c->rdma_mr)
+		die("ibv_reg_mr");
+	if (c->srd)
+		a.send_ops_flags |= IBV_QP_EX_WITH_RDMA_WRITE |
+				    IBV_QP_EX_WITH_RDMA_READ;
+	a.pd = c->pd;
+	a.send_cq = c->cq;
+	a.recv_cq = c->cq;
+	c->qp = c->srd ? efadv_create_qp_ex(c->ctx, &a, &dv, sizeof(dv)) :
+			 ibv_create_qp_ex(c->ctx, &a);
+	if (!c->qp || dev_ud_to_rts(c->qp, QKEY, c->srd ? 7 : -1))
+		die("QP");
+}
+
+/* The receive of slot @i: UD leaves 40 bytes in front for the GRH. */
+static void post_recv(struct ctx *c, unsigned int i)
+{
+	unsigned int room = MSG + 40;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(c->buf + i * room), .length = room,
+		.lkey = c->mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	if (ibv_post_recv(c->qp, &wr, &bad))
+		die("ibv_post_recv");
+}
+
+static int serve(struct ctx *c, int fd, unsigned int n)
+{
+	unsigned int got = 0, dups = 0, bad = 0, i, idle_ms = 0;
+	unsigned int off = c->srd ? 0 : 40;
+	uint8_t *seen = calloc(n, 1), want[MSG];
+	struct side me = {}, peer;
+	char done;
+
+	if (!seen)
+		die("calloc");
+	for (i = 0; i < RECVS; i++)
+		post_recv(c, i);
+	pattern(c->rdma + RDMA_LEN, RDMA_LEN, 0xbeef);
+	me.qpn = c->qp->qp_num;
+	me.rkey = c->rdma_mr->rkey;
+	me.addr = (uintptr_t)c->rdma;
+	ibv_query_gid(c->ctx, 1, 0, &me.gid);
+	xfer(fd, &me, sizeof(me), true);
+	xfer(fd, &peer, sizeof(peer), false);
+	/* EFA lets only a peer it has an AH for use its memory */
+	if (!dev_create_ah(c->pd, &peer.gid))
+		die("ibv_create_ah");
+
+	/* until all came, or (UD) nothing more for 2 s */
+	while (got < n && idle_ms < (c->srd ? WAIT_MS : 2000)) {
+		struct ibv_wc wc;
+		uint32_t seq;
+
+		if (dev_poll_wc(c->cq, 10, &wc) <= 0) {
+			idle_ms += 10;
+			continue;
+		}
+		idle_ms = 0;
+		if (wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_RECV) {
+			fprintf(stderr, "wire_verbs: receive status %d opcode %d\n",
+				wc.status, wc.opcode);
+			return 1;
+		}
+		memcpy(&seq, c->buf + wc.wr_id * (MSG + 40) + off, 4);
+		pattern(want, MSG, seq);
+		memcpy(want, &seq, 4);
+		if (seq >= n || wc.byte_len != MSG + off ||
+		    memcmp(want, c->buf + wc.wr_id * (MSG + 40) + off, MSG))
+			bad++;
+		else if (seen[seq]++)
+			dups++;
+		else
+			got++;
+		post_recv(c, wc.wr_id);
+	}
+	/* a duplicate would come late: look a little longer */
+	for (i = 0; i < 50; i++) {
+		struct ibv_wc wc;
+
+		if (dev_poll_wc(c->cq, 10, &wc) > 0)
+			dups++;
+	}
+	printf("received %u of %u, %u duplicates, %u corrupt\n", got, n, dups,
+	       bad);
+	xfer(fd, &done, 1, false);
+	if (c->srd) {
+		pattern(want, MSG, 0xcafe);
+		for (i = 0; i < RDMA_LEN; i += MSG)
+			if (memcmp(c->rdma + i, want, MSG))
+				break;
+		if (i < RDMA_LEN) {
+			fprintf(stderr, "wire_verbs: RDMA write data wrong at %u\n", i);
+			return 1;
+		}
+		printf("RDMA write of %u bytes intact\n", RDMA_LEN);
+	}
+	xfer(fd, &done, 1, true);
+	return dups || bad || (c->srd && got != n);
+}
+
+/* Wait for one send completion, which must be a success: its wr_id. */
+static uint64_t reap(struct ctx *c)
+{
+	struct ibv_wc wc = dev_wait_wc(c->cq, WAIT_MS);
+
+	if (wc.status != IBV_WC_SUCCESS) {
+		fprintf(stderr, "wire_verbs: send completion status %d (%s), vendor error %u\n",
+			wc.status, wc.status == (enum ibv_wc_status)-1 ? "none" :
+			ibv_wc_status_str(wc.status), wc.vendor_err);
+		exit(1);
+	}
+	return wc.wr_id;
+}
+
+static void rdma(struct ctx *c, struct ibv_ah *ah, const struct side *peer,
+		 bool write)
+{
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(c->qp);
+	unsigned int i, chunk = RDMA_LEN / 4;
+
+	for (i = 0; i < 4; i++) {
+		ibv_wr_start(qpx);
+		qpx->wr_id = i;
+		qpx->wr_flags = IBV_SEND_SIGNALED;
+		if (write)
+			ibv_wr_rdma_write(qpx, peer->rkey, peer->addr + i * chunk);
+		else
+			ibv_wr_rdma_read(qpx, peer->rkey,
+					 peer->addr + RDMA_LEN + i * chunk);
+		ibv_wr_set_sge(qpx, c->rdma_mr->lkey,
+			       (uintptr_t)c->rdma + i * chunk, chunk);
+		ibv_wr_set_ud_addr(qpx, ah, peer->qpn, QKEY);
+		if (ibv_wr_complete(qpx))
+			die("ibv_wr_complete");
+	}
+	for (i = 0; i < 4; i++)
+		reap(c);
+}
+
+static int client(struct ctx *c, int fd, unsigned int n)
+{
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(c->qp);
+	unsigned int i, out = 0;
+	bool busy[WINDOW] = {};
+	struct side me = {}, peer;
+	struct ibv_ah *ah;
+	uint8_t want[MSG];
+	char done = 1;
+
+	me.qpn = c->qp->qp_num;
+	ibv_query_gid(c->ctx, 1, 0, &me.gid);
+	xfer(fd, &peer, sizeof(peer), false);
+	xfer(fd, &me, sizeof(me), true);
+	ah = dev_create_ah(c->pd, &peer.gid);
+	if (!ah)
+		die("ibv_create_ah");
+
+	for (i = 0; i < n; i++) {
+		uint8_t *p = c->buf + (i % WINDOW) * MSG;
+
+		/* SRD completes in any order: the slot's own send first */
+		while (busy[i % WINDOW]) {
+			busy[reap(c) % WINDOW] = false;
+			out--;
+		}
+		busy[i % WINDOW] = true;
+		pattern(p, MSG, i);
+		memcpy(p, &i, 4);
+		ibv_wr_start(qpx);
+		qpx->wr_id = i;
+		qpx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_send(qpx);
+		ibv_wr_set_sge(qpx, c->mr->lkey, (uintptr_t)p, MSG);
+		ibv_wr_set_ud_addr(qpx, ah, peer.qpn, QKEY);
+		if (ibv_wr_complete(qpx))
+			die("ibv_wr_complete");
+		out++;
+	}
+	while (out--)
+		reap(c);
+
+	if (c->srd) {
+		pattern(want, MSG, 0xcafe);
+		for (i = 0; i < RDMA_LEN; i += MSG)
+			memcpy(c->rdma + i, want, MSG);
+		rdma(c, ah, &peer, true);
+		memset(c->rdma, 0, RDMA_LEN);
+		rdma(c, ah, &peer, false);
+		pattern(c->rdma + RDMA_LEN, RDMA_LEN, 0xbeef);
+		if (memcmp(c->rdma, c->rdma + RDMA_LEN, RDMA_LEN)) {
+			fprintf(stderr, "wire_verbs: RDMA read data wrong\n");
+			return 1;
+		}
+		printf("RDMA read of %u bytes intact\n", RDMA_LEN);
+	}
+	printf("sent %u\n", n);
+	xfer(fd, &done, 1, true);
+	xfer(fd, &done, 1, false);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *port = "18600";
+	unsigned int n = 1000;
+	struct ctx c = {};
+	int opt, fd, ret;
+
+	if (argc < 2 || (strcmp(argv[1], "srd") && strcmp(argv[1], "ud"))) {
+		fprintf(stderr, "usage: wire_verbs srd|ud [-n N] [-p PORT] [SERVER]\n");
+		return 2;
+	}
+	c.srd = !strcmp(argv[1], "srd");
+	optind = 2;
+	while ((opt = getopt(argc, argv, "n:p:")) != -1) {
+		if (opt == 'n')
+			n = strtoul(optarg, NULL, 0);
+		else if (opt == 'p')
+			port = optarg;
+		else
+			return 2;
+	}
+	setup(&c);
+	fd = tcp_meet(optind < argc ? argv[optind] : NULL, port);
+	ret = optind < argc ? client(&c, fd, n) : serve(&c, fd, n);
+	close(fd);
+	return ret;
+}
