@@ -13,11 +13,13 @@
 # hsefa I ARGS...	softefa ARGS on host I (status, stats, ...)
 # hx I ARGS...		softefa exec ARGS on host I, as sx
 # hgid I [DEV]		GID of DEV (efa_0) on host I, as softefa status shows it
+# hlid I [DEV]		its LID (0 on the efa profile)
 # hstat I [DEV] FIELD	a stats counter of DEV (efa_0) on host I, as stat_field
 # hstatus I FIELD	a status field of host I, as status_field
 # hns I, hdir I		host I's network namespace, run directory
 # haddr I		host I's IPv4 address on eth0, for out-of-band exchanges
 # hll I			eth0's own IPv6 link-local address on host I
+# gid_full ADDR	an IPv6 address written out in full, as GIDs are shown
 # hosts_pair SP CP PROGRAM ARGS...	lib.sh's pair with the server on host
 #		${PAIR_SERVER_HOST:-1} and the client on ${PAIR_CLIENT_HOST:-2},
 #		given the server's haddr; output in $RUN/server.out, client.out
@@ -68,6 +70,30 @@ hstatus() { on_host "$1" status_field "$2"; }
 hgid() {
 	hsefa "$1" status | awk -v d="${2:-efa_0}" '$1 == "device" && $2 == d {
 		for (i = 3; i < NF; i++) if ($i == "gid") print $(i + 1) }'
+}
+
+# LID of DEV (efa_0) on host I: 0 on the efa profile
+hlid() {
+	hsefa "$1" status | awk -v d="${2:-efa_0}" '$1 == "device" && $2 == d {
+		for (i = 3; i < NF; i++) if ($i == "lid") print $(i + 1) }'
+}
+
+# gid_full ADDR: an IPv6 address (fe80::fc:ff:fe00:1) as softefa status
+# and ibv_devinfo print a GID (fe80:0000:0000:0000:00fc:00ff:fe00:0001)
+gid_full() {
+	local head=$1 tail= g n out=()
+	local -a h t
+
+	if [[ $1 == *::* ]]; then
+		head=${1%%::*}
+		tail=${1#*::}
+	fi
+	IFS=: read -ra h <<<"$head"
+	IFS=: read -ra t <<<"$tail"
+	for g in "${h[@]}"; do out+=("$(printf %04x "0x$g")"); done
+	for ((n = ${#h[@]} + ${#t[@]}; n < 8; n++)); do out+=(0000); done
+	for g in "${t[@]}"; do out+=("$(printf %04x "0x$g")"); done
+	(IFS=:; echo "${out[*]}")
 }
 
 hstat() {

@@ -66,6 +66,9 @@ if [ "${2:-}" = --run ]; then
 	hosts_restart --profile extended --devices 2
 	expect_eq "profile after restart" "$(hstatus 2 profile)" extended
 	[ -n "$(hgid 3 efa_1)" ] || fail "no efa_1 after restart"
+	lids=$(for i in 1 2 3; do hlid "$i"; hlid "$i" efa_1; done | sort -u)
+	expect_eq "distinct LIDs" "$(wc -l <<<"$lids")" 6
+	! grep -qx 0 <<<"$lids" || fail "LID 0 on the extended profile: $lids"
 	echo "ok: three hosts"
 	exit 0
 fi
