@@ -10,7 +10,7 @@ PACKAGES=(
 	libnl-3-dev libnl-route-3-dev
 	check libsubunit-dev
 	pandoc man-db perftest infiniband-diags
-	iproute2
+	iproute2 iputils-ping tshark tcpdump
 	libfabric1 libfabric-bin openmpi-bin libopenmpi-dev
 )
 
@@ -34,6 +34,9 @@ install_packages() {
 	fi
 	echo "== installing: ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
+	# tshark asks whether non-root users may capture: they may not
+	echo "wireshark-common wireshark-common/install-setuid boolean false" |
+		debconf-set-selections
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }

@@ -13,45 +13,64 @@ RUN=$(mktemp -d /tmp/softefa-test.XXXXXX)
 # the ASan runtime; neither replaces the allocator, so let it start.
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 
+# The host the helpers below talk to: the daemon of run directory $RUN, in
+# network namespace $NETNS when that is set.  hosts.sh's on_host sets both
+# for one call, so that every helper serves any of its hosts.
+NETNS=
+
+# softefa ARGS... on that host
+sefa() {
+	${NETNS:+ip netns exec "$NETNS"} "$SOFTEFA" --run-dir "$RUN" "$@"
+}
+
 fail() {
 	echo "FAIL: $*" >&2
 	exit 1
 }
 
-# The daemon logs into the run directory; under ASan/UBSan its reports land
-# there too, and fail the test.
-cleanup() {
-	local rc=$?
+# host_down RC: stop the host's daemon, if one runs.  The daemon logs into
+# the run directory, shown when the test failed (RC non-zero); under
+# ASan/UBSan its reports land there too: then non-zero.
+host_down() {
+	local log=$RUN/softefad.log
 
-	if [ "$rc" -ne 0 ] && [ -s "$RUN/softefad.log" ]; then
-		echo "--- softefad.log" >&2
-		cat "$RUN/softefad.log" >&2
+	if [ "$1" -ne 0 ] && [ -s "$log" ]; then
+		echo "--- softefad.log${NETNS:+ of $NETNS}" >&2
+		cat "$log" >&2
 	fi
-	"$SOFTEFA" --run-dir "$RUN" stop >/dev/null 2>&1 || true
-	if grep -Eq "Sanitizer|runtime error" "$RUN/softefad.log" 2>/dev/null; then
-		echo "FAIL: softefad reported:" >&2
-		cat "$RUN/softefad.log" >&2
-		rc=1
+	sefa stop >/dev/null 2>&1 || true
+	if grep -Eq "Sanitizer|runtime error" "$log" 2>/dev/null; then
+		echo "FAIL: softefad${NETNS:+ of $NETNS} reported:" >&2
+		cat "$log" >&2
+		return 1
 	fi
+	return 0
+}
+
+# cleanup [RC]: on exit, with the test's status (or RC)
+cleanup() {
+	local rc=${1:-$?}
+
+	host_down "$rc" || rc=1
 	rm -rf "$RUN"
-	exit $rc
+	exit "$rc"
 }
 trap cleanup EXIT
 
 start_host() {
-	"$SOFTEFA" --run-dir "$RUN" start "$@" >/dev/null
+	sefa start "$@" >/dev/null
 }
 
 stop_host() {
-	"$SOFTEFA" --run-dir "$RUN" stop >/dev/null
+	sefa stop >/dev/null
 }
 
 sx() {
-	"$SOFTEFA" --run-dir "$RUN" exec "$@"
+	sefa exec "$@"
 }
 
 status_field() {
-	"$SOFTEFA" --run-dir "$RUN" status | awk -v k="$1:" '$1 == k { print $2 }'
+	sefa status | awk -v k="$1:" '$1 == k { print $2 }'
 }
 
 # Value of "key:<tabs>value" in ibv_devinfo output
@@ -97,13 +116,15 @@ pick_port() {
 	echo "$p"
 }
 
-# Wait until something listens on TCP port $1 (at most ten seconds).
-# Only look: a test connection would be taken for the client.
+# Wait until something listens on TCP port $1 (at most ten seconds), in the
+# host's network namespace.  Only look: a test connection would be taken
+# for the client.
 wait_listen() {
 	local i
 
 	for i in $(seq 200); do
-		[ -n "$(ss -Hltn "sport = :$1")" ] && return 0
+		[ -n "$(${NETNS:+ip netns exec "$NETNS"} ss -Hltn "sport = :$1")" ] &&
+			return 0
 		sleep 0.05
 	done
 	return 1
@@ -116,39 +137,50 @@ wait_listen() {
 # names its control port differently on each side); PAIR_TIMEOUT bounds
 # each side (60 s); a side that ignores SIGTERM (fi_pingpong was seen
 # blocking it) is killed 10 s later, so a test can never hang.
+# The client runs on another host (hosts.sh's hosts_pair) with
+# PAIR_CLIENT_RUN and PAIR_CLIENT_NETNS, reaching the server at PAIR_ADDR;
+# the output then goes to PAIR_OUT.
 pair() {
 	local sp=$1 cp=$2 spid rc=0 limit=${PAIR_TIMEOUT:-60}
+	local out=${PAIR_OUT:-$RUN} crun=${PAIR_CLIENT_RUN:-$RUN}
+	local cns=${PAIR_CLIENT_NETNS-$NETNS}
 	shift 2
 
 	# line-buffered, so a run that has to be killed still says how far
 	# it got
 	# shellcheck disable=SC2086
-	timeout -k 10 "$limit" "$SOFTEFA" --run-dir "$RUN" exec --provider "$sp" -- \
-		stdbuf -oL "$@" ${SERVER_ARGS:-} >"$RUN/server.out" 2>&1 &
+	timeout -k 10 "$limit" ${NETNS:+ip netns exec "$NETNS"} \
+		"$SOFTEFA" --run-dir "$RUN" exec --provider "$sp" -- \
+		stdbuf -oL "$@" ${SERVER_ARGS:-} >"$out/server.out" 2>&1 &
 	spid=$!
 	if ! wait_listen "$PORT"; then
 		kill "$spid" 2>/dev/null
-		cat "$RUN/server.out" >&2
+		cat "$out/server.out" >&2
 		echo "$1: the server did not listen" >&2
 		return 1
 	fi
 	# shellcheck disable=SC2086
-	timeout -k 10 "$limit" "$SOFTEFA" --run-dir "$RUN" exec --provider "$cp" -- \
-		stdbuf -oL "$@" ${CLIENT_ARGS:-} 127.0.0.1 >"$RUN/client.out" 2>&1 ||
-		rc=$?
+	timeout -k 10 "$limit" ${cns:+ip netns exec "$cns"} \
+		"$SOFTEFA" --run-dir "$crun" exec --provider "$cp" -- \
+		stdbuf -oL "$@" ${CLIENT_ARGS:-} "${PAIR_ADDR:-127.0.0.1}" \
+		>"$out/client.out" 2>&1 || rc=$?
 	wait "$spid" || rc=$((rc ? rc : $?))
 	if [ "$rc" -ne 0 ]; then
-		echo "--- server" >&2; cat "$RUN/server.out" >&2
-		echo "--- client" >&2; cat "$RUN/client.out" >&2
+		echo "--- server" >&2; cat "$out/server.out" >&2
+		echo "--- client" >&2; cat "$out/client.out" >&2
 		echo "--- device" >&2
-		"$SOFTEFA" --run-dir "$RUN" stats >&2 || true
+		sefa stats >&2 || true
+		if [ "$crun" != "$RUN" ]; then
+			echo "--- client's device" >&2
+			RUN=$crun NETNS=$cns sefa stats >&2 || true
+		fi
 		echo "$*: exit status $rc" >&2
 	fi
 	return "$rc"
 }
 
 stat_field() {
-	"$SOFTEFA" --run-dir "$RUN" stats |
+	sefa stats |
 		awk -v d="$1" -v k="$2" '$1 == "device" && $2 == d {
 			for (i = 3; i < NF; i += 2) if ($i == k) print $(i + 1) }'
 }
@@ -161,5 +193,5 @@ expect_only_rnr_errors() {
 
 	errors=$(stat_field "$1" errors)
 	[ $((errors * 4)) -le "$(stat_field "$1" rnr_retries)" ] ||
-		fail "error completions other than RNR: $("$SOFTEFA" --run-dir "$RUN" stats)"
+		fail "error completions other than RNR: $(sefa stats)"
 }
