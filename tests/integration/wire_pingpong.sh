@@ -1,7 +1,7 @@
 #!/bin/bash
-# DRAFT, not in ctest until softefad has its UDP wire (issue 13): the
-# pingpong tools between two hosts, each in its network namespace, over the
-# wire.  The server runs on host 1, the client on host 2, and they meet
+# The pingpong tools between hosts, each in its network namespace, over
+# the wire (softefa-wire(7)); a third host on the same bridge.  The server
+# runs on host 1, the client on host 2 (once on host 3), and they meet
 # through host 1's IPv4 address; the verbs traffic must cross the wire.
 #  - efa profile: ibv_ud_pingpong -g 0 -c (both providers), perftest SRD
 #    (ib_send_lat, ib_send_bw, ib_read_bw with -c SRD -x 0: the tree has no
@@ -87,7 +87,7 @@ balanced() {
 	expect_eq "host 2 rx_pkts" "$(hstat 2 rx_pkts)" "$(hstat 1 tx_pkts)"
 }
 
-hosts_up 2 --wire --profile efa "$@"
+hosts_up 3 --wire --profile efa "$@"
 wire_up
 ud_runs=0
 for size in 1 1024 4096; do
@@ -115,6 +115,13 @@ grep -Eq '^ +65536 +200 ' "$RUN/client.out" || fail "ib_read_bw: $(cat "$RUN/cli
 [ $(($(hstat 1 rdma_reads) + $(hstat 2 rdma_reads))) -ge 200 ] ||
 	fail "rdma_reads: $(hsefa 1 stats) $(hsefa 2 stats)"
 balanced
+
+# a third host reaches the first as well
+PAIR_CLIENT_HOST=3 hosts_pair ours ours ibv_ud_pingpong -g 0 -p "$PORT" -n 200 \
+	-c -s 1024 || fail "ibv_ud_pingpong from host 3"
+grep -q "200 iters in" "$RUN/client.out" || fail "host 3: $(cat "$RUN/client.out")"
+remote_gid client 1
+expect_eq "host 3 rx_pkts" "$(hstat 3 rx_pkts)" 200
 
 # RC on the extended profile.  LIDs come from one SM for the fabric: if
 # the wire wants it named, HOST_OPTS[1]=--sm (or what it is called).

@@ -1,6 +1,5 @@
 #!/bin/bash
-# DRAFT, not in ctest until softefad has its UDP wire (issue 13): the wire
-# as tshark sees it.  eth0 of host 2 is captured during an ibv_ud_pingpong
+# The wire as tshark sees it.  eth0 of host 2 is captured during an ibv_ud_pingpong
 # between host 1 (server) and host 2 (client); tshark, with no option and
 # no plug-in, must decode every packet as RoCEv2: UDP port 4791, IPv6
 # between the two devices' GIDs, an InfiniBand BTH (UD SEND only, to the

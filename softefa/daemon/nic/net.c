@@ -25,6 +25,23 @@
 #define ROCE_PORT	4791
 #define RX_BATCH	16
 #define HEARD_MAX	256
+#define LIDS_MAX	64
+/* A LID nobody answered for is asked for again after this long. */
+#define LID_QUERY_NS	(10 * 1000 * 1000ULL)
+
+/*
+ * Where a LID is: SoftEFA's own packets, in the manufacturer-specific
+ * opcodes beyond SRD's.  A query goes to every daemon on the link, at a
+ * multicast group of its own; the device with the LID answers from its
+ * GID, which is the answer.  Four bytes follow BTH: the LID and two zero.
+ */
+#define OP_LID_QUERY	0xe0
+#define OP_LID_REPLY	0xe1
+#define LID_PKT_LEN	(12 + 4 + 4)
+/* ff02::5efa, link scope */
+static const uint8_t lid_group[16] = {
+	0xff, 0x02, [14] = 0x5e, [15] = 0xfa,
+};
 /* A packet held back for reordering waits this long after the delay. */
 #define REORDER_NS	(200 * 1000)
 #define SOCK_BUF	(8 << 20)
@@ -39,9 +56,18 @@ struct held_pkt {
 	uint8_t data[];
 };
 
+struct lid_entry {
+	uint16_t lid;
+	uint8_t gid[16];
+};
+
 struct nic_net {
 	int fd[SEFA_MAX_DEVICES];
 	bool added[SEFA_MAX_DEVICES];	/* the GID was ours to add */
+	int mc_fd;			/* the LID queries of the link */
+	struct lid_entry lids[LIDS_MAX];	/* a ring, newest last */
+	unsigned int nlids;
+	uint64_t lid_asked_ns;
 	uint64_t rng;
 	struct held_pkt *held;		/* by due time */
 	/* GIDs that answered or asked something, newest last, a ring. */
@@ -74,10 +100,16 @@ static void gid_sockaddr(const struct sefa_daemon *d, const uint8_t gid[16],
 	memset(sa, 0, sizeof(*sa));
 	sa->sin6_family = AF_INET6;
 	sa->sin6_port = htons(ROCE_PORT);
-	memcpy(&sa->sin6_addr, gid, 16);
+	if (gid)
+		memcpy(&sa->sin6_addr, gid, 16);
 	sa->sin6_scope_id = d->netdev.ifindex;
 }
 
+/*
+ * A socket on port 4791 of @gid, or of any address (the LID queries).
+ * Both kinds share the port: the kernel gives a packet to the socket of
+ * its destination address, and only multicast to the other.
+ */
 static int device_socket(struct sefa_daemon *d, const uint8_t gid[16])
 {
 	int fd, one = 1, size = SOCK_BUF;
@@ -87,13 +119,33 @@ static int device_socket(struct sefa_daemon *d, const uint8_t gid[16])
 	if (fd < 0)
 		return -errno;
 	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	/* Bursts of packets must not overflow the default buffers. */
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)))
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
 	gid_sockaddr(d, gid, &sa);
+	if (!gid)
+		memset(&sa.sin6_addr, 0, sizeof(sa.sin6_addr));
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+static int lid_socket(struct sefa_daemon *d)
+{
+	struct ipv6_mreq mr = { .ipv6mr_interface = d->netdev.ifindex };
+	int fd = device_socket(d, NULL);
+
+	if (fd < 0)
+		return fd;
+	memcpy(&mr.ipv6mr_multiaddr, lid_group, 16);
+	if (setsockopt(fd, IPPROTO_IPV6, IPV6_JOIN_GROUP, &mr, sizeof(mr))) {
 		int ret = -errno;
 
 		close(fd);
@@ -110,6 +162,8 @@ void sefa_net_close(struct sefa_daemon *d)
 
 	if (!n)
 		return;
+	if (n->mc_fd >= 0)
+		close(n->mc_fd);
 	for (i = 0; i < d->ndev; i++) {
 		if (n->fd[i] >= 0)
 			close(n->fd[i]);
@@ -134,6 +188,7 @@ int sefa_net_open(struct sefa_daemon *d)
 		return -ENOMEM;
 	for (i = 0; i < SEFA_MAX_DEVICES; i++)
 		n->fd[i] = -1;
+	n->mc_fd = -1;
 	n->rng = (mono_ns() ^ (uint64_t)getpid() << 32) | 1;
 	d->net = n;
 	for (i = 0; i < d->ndev; i++) {
@@ -146,6 +201,10 @@ int sefa_net_open(struct sefa_daemon *d)
 			goto err;
 		n->fd[i] = ret;
 	}
+	ret = lid_socket(d);
+	if (ret < 0)
+		goto err;
+	n->mc_fd = ret;
 	return 0;
 err:
 	sefa_net_close(d);
@@ -220,11 +279,65 @@ static int device_index(const struct sefa_daemon *d, const uint8_t gid[16])
 	return -1;
 }
 
+/* SoftEFA's own small packets: BTH, the LID, two bytes and the ICRC. */
+static void lid_pkt(uint8_t *buf, uint8_t op, uint16_t lid)
+{
+	memset(buf, 0, LID_PKT_LEN);
+	buf[0] = op;
+	buf[2] = buf[3] = 0xff;		/* the default P_Key */
+	buf[12] = lid >> 8;
+	buf[13] = lid;
+}
+
+static const uint8_t *lid_gid(const struct nic_net *n, uint16_t lid)
+{
+	unsigned int i, last = n->nlids < LIDS_MAX ? n->nlids : LIDS_MAX;
+
+	for (i = 0; i < last; i++)
+		if (n->lids[i].lid == lid)
+			return n->lids[i].gid;
+	return NULL;
+}
+
+static void lid_learn(struct nic_net *n, uint16_t lid, const uint8_t gid[16])
+{
+	struct lid_entry *e;
+	unsigned int i, last = n->nlids < LIDS_MAX ? n->nlids : LIDS_MAX;
+
+	for (i = 0; i < last; i++)
+		if (n->lids[i].lid == lid) {
+			memcpy(n->lids[i].gid, gid, 16);
+			return;
+		}
+	e = &n->lids[n->nlids++ % LIDS_MAX];
+	e->lid = lid;
+	memcpy(e->gid, gid, 16);
+}
+
+/*
+ * Where @lid is, if known; else the link is asked (now and then), and the
+ * packet waiting for it is lost to its requester's timer.
+ */
+static const uint8_t *lid_route(struct nic_engine *eng, int fd, uint16_t lid)
+{
+	struct nic_net *n = eng->d->net;
+	const uint8_t *gid = lid_gid(n, lid);
+	struct sockaddr_in6 to;
+
+	if (gid || eng->now - n->lid_asked_ns < LID_QUERY_NS)
+		return gid;
+	n->lid_asked_ns = eng->now;
+	gid_sockaddr(eng->d, lid_group, &to);
+	lid_pkt(n->tx, OP_LID_QUERY, lid);
+	send_now(eng->d, fd, &to, n->tx, LID_PKT_LEN);
+	return NULL;
+}
+
 /*
  * One packet of @pkt to another host: an answer, or the part of a
  * request's message from pkt->off on.  Returns 0, or -EHOSTUNREACH when it
- * cannot leave (no wire, a LID it cannot route), and the requester's
- * timeout tells.
+ * cannot leave (no wire, a LID not known yet), and the requester's timer
+ * tells.
  */
 int nic_net_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 {
@@ -232,13 +345,19 @@ int nic_net_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 	struct nic_net *n = d->net;
 	bool ack = pkt->op == SEFA_PKT_ACK;
 	uint64_t len = ack ? pkt->len : pkt->len - pkt->off;
+	const uint8_t *dgid = pkt->dgid;
 	struct sockaddr_in6 to;
 	size_t hdr;
 	int dev;
 
 	dev = n ? device_index(d, pkt->sgid) : -1;
-	if (dev < 0 || pkt->dlid)
+	if (dev < 0)
 		return -EHOSTUNREACH;
+	if (pkt->dlid) {
+		dgid = lid_route(eng, n->fd[dev], pkt->dlid);
+		if (!dgid)
+			return -EHOSTUNREACH;
+	}
 	/* RC has no NAK for a QP that is not there: the sender times out. */
 	if (ack && pkt->qpt == IBV_QPT_RC &&
 	    pkt->status == EFA_IO_COMP_STATUS_LOCAL_ERROR_UNRESP_REMOTE)
@@ -258,7 +377,7 @@ int nic_net_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 		return -EFAULT;
 	hdr += len;
 	hdr += nic_frame_trailer(len, n->tx + hdr);
-	gid_sockaddr(d, pkt->dgid, &to);
+	gid_sockaddr(d, dgid, &to);
 	send_faulty(eng, n->fd[dev], &to, hdr);
 	return 0;
 }
@@ -307,6 +426,35 @@ static unsigned int send_held(struct nic_engine *eng)
 	return work;
 }
 
+/*
+ * A LID query of the link, answered by the device of ours that has it, or
+ * the answer to ours: the GID it came from.  Returns false if @buf is not
+ * one.
+ */
+static bool lid_recv(struct sefa_daemon *d, const uint8_t *buf, size_t len,
+		     const struct sockaddr_in6 *from)
+{
+	struct nic_net *n = d->net;
+	uint16_t lid;
+	unsigned int i;
+
+	if (len != LID_PKT_LEN ||
+	    (buf[0] != OP_LID_QUERY && buf[0] != OP_LID_REPLY))
+		return false;
+	lid = buf[12] << 8 | buf[13];
+	if (buf[0] == OP_LID_REPLY) {
+		lid_learn(n, lid, (const uint8_t *)&from->sin6_addr);
+		return true;
+	}
+	for (i = 0; i < d->ndev; i++) {
+		if (!lid || d->dev[i].lid != lid)
+			continue;
+		lid_pkt(n->tx, OP_LID_REPLY, lid);
+		send_now(d, n->fd[i], from, n->tx, LID_PKT_LEN);
+	}
+	return true;
+}
+
 static void deliver(struct nic_engine *eng, struct sefa_device *dev,
 		    const uint8_t *buf, size_t len,
 		    const struct sockaddr_in6 *from)
@@ -314,7 +462,9 @@ static void deliver(struct nic_engine *eng, struct sefa_device *dev,
 	struct sefa_daemon *d = eng->d;
 	struct sefa_pkt pkt;
 
-	if (nic_frame_parse(buf, len, &pkt)) {
+	if (lid_recv(d, buf, len, from))
+		return;
+	if (!dev || nic_frame_parse(buf, len, &pkt)) {
 		d->wire_cnt.rx_bad++;
 		return;
 	}
@@ -342,7 +492,10 @@ unsigned int nic_net_poll(struct nic_engine *eng)
 	if (!n)
 		return 0;
 	work += send_held(eng);
-	for (i = 0; i < d->ndev; i++) {
+	/* the devices' sockets, then the link's LID queries */
+	for (i = 0; i <= d->ndev; i++) {
+		int fd = i < d->ndev ? n->fd[i] : n->mc_fd;
+
 		memset(msg, 0, sizeof(msg));
 		for (k = 0; k < RX_BATCH; k++) {
 			iov[k].iov_base = n->rx[k];
@@ -352,15 +505,15 @@ unsigned int nic_net_poll(struct nic_engine *eng)
 			msg[k].msg_hdr.msg_name = &from[k];
 			msg[k].msg_hdr.msg_namelen = sizeof(from[k]);
 		}
-		got = recvmmsg(n->fd[i], msg, RX_BATCH, MSG_DONTWAIT, NULL);
+		got = recvmmsg(fd, msg, RX_BATCH, MSG_DONTWAIT, NULL);
 		for (k = 0; k < got; k++) {
 			if (msg[k].msg_hdr.msg_flags & MSG_TRUNC ||
 			    msg[k].msg_hdr.msg_namelen != sizeof(from[k])) {
 				d->wire_cnt.rx_bad++;
 				continue;
 			}
-			deliver(eng, &d->dev[i], n->rx[k], msg[k].msg_len,
-				&from[k]);
+			deliver(eng, i < d->ndev ? &d->dev[i] : NULL, n->rx[k],
+				msg[k].msg_len, &from[k]);
 		}
 		work += got > 0 ? got : 0;
 	}
@@ -375,7 +528,7 @@ unsigned int nic_net_poll(struct nic_engine *eng)
 void nic_net_wait(struct sefa_daemon *d, long ns)
 {
 	struct nic_net *n = d->net;
-	struct pollfd pfd[SEFA_MAX_DEVICES];
+	struct pollfd pfd[SEFA_MAX_DEVICES + 1];
 	struct timespec ts = { .tv_nsec = ns };
 	unsigned int i;
 
@@ -383,9 +536,9 @@ void nic_net_wait(struct sefa_daemon *d, long ns)
 		nanosleep(&ts, NULL);
 		return;
 	}
-	for (i = 0; i < d->ndev; i++) {
-		pfd[i].fd = n->fd[i];
+	for (i = 0; i <= d->ndev; i++) {
+		pfd[i].fd = i < d->ndev ? n->fd[i] : n->mc_fd;
 		pfd[i].events = POLLIN;
 	}
-	ppoll(pfd, d->ndev, &ts, NULL);
+	ppoll(pfd, d->ndev + 1, &ts, NULL);
 }

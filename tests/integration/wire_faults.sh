@@ -1,0 +1,80 @@
+#!/bin/bash
+# The wire under faults: every daemon drops 10% of what it sends, holds
+# back 10% behind later packets and sends 1% twice.
+#  - SRD (wire_verbs srd): every message arrives once and intact, every
+#    send completes successfully, 1 MiB written and read by RDMA intact;
+#  - UD (wire_verbs ud): some are lost, none comes twice or corrupt, and
+#    softefa stats counts the losses;
+#  - RC (extended profile): ibv_rc_pingpong -c, one packet and several;
+#  - a peer daemon killed mid-transfer: the sender's QP ends in error
+#    completions within its retry budget, nothing hangs, its daemon
+#    serves on with no context left.
+# Usage: wire_faults.sh BUILD
+. "$(dirname "$0")/lib.sh" "$1"
+. "$(dirname "$0")/hosts.sh"
+WV=$BUILD/bin/wire_verbs
+FAULTS=(--wire --wire-loss 10 --wire-reorder 10 --wire-dup 1)
+PORT=18600
+
+# wv MODE N: wire_verbs between host 1 (server) and host 2 (client)
+wv() {
+	PAIR_TIMEOUT=240 hosts_pair ours ours "$WV" "$1" -n "$2" -p "$PORT" ||
+		fail "wire_verbs $1: $(cat "$RUN/server.out" "$RUN/client.out")"
+	cat "$RUN/server.out"
+}
+
+stat_sum() {
+	echo $(($(hstat 1 "$1") + $(hstat 2 "$1")))
+}
+
+wire_field() {
+	hsefa "$1" stats | awk -v k="$2" '$1 == "wire" {
+		for (i = 3; i < NF; i++) if ($i == k) print $(i + 1) }'
+}
+
+hosts_up 2 "${FAULTS[@]}"
+
+wv srd 2000
+grep -q "received 2000 of 2000, 0 duplicates, 0 corrupt" "$RUN/server.out" ||
+	fail "SRD: $(cat "$RUN/server.out")"
+grep -q "RDMA write of 1048576 bytes intact" "$RUN/server.out" || fail "RDMA write"
+grep -q "RDMA read of 1048576 bytes intact" "$RUN/client.out" || fail "RDMA read"
+[ "$(stat_sum retransmits)" -gt 0 ] || fail "no retransmits under 10% loss"
+[ "$(stat_sum dup_drops)" -gt 0 ] || fail "no duplicate dropped under 1% dups"
+echo "srd: retransmits $(stat_sum retransmits) dup_drops $(stat_sum dup_drops)"
+
+wv ud 2000
+got=$(awk '/^received/ { print $2 }' "$RUN/server.out")
+grep -q ", 0 duplicates, 0 corrupt" "$RUN/server.out" || fail "UD: $(cat "$RUN/server.out")"
+[ "$got" -lt 2000 ] && [ "$got" -gt 1000 ] || fail "UD received $got of 2000"
+lost=$(($(wire_field 1 lost) + $(wire_field 2 lost)))
+[ "$lost" -gt 0 ] || fail "softefa stats counts no loss"
+echo "ud: received $got of 2000, wire lost $lost"
+
+hosts_restart --profile extended "${FAULTS[@]}"
+for args in "-s 4096 -n 200" "-s 100000 -n 50"; do
+	# shellcheck disable=SC2086
+	PAIR_TIMEOUT=240 hosts_pair ours ours ibv_rc_pingpong -g 0 -p "$PORT" -c $args ||
+		fail "ibv_rc_pingpong -c $args: $(cat "$RUN/server.out" "$RUN/client.out")"
+	grep -q "iters in" "$RUN/client.out" || fail "rc_pingpong $args"
+done
+echo "rc: retransmits $(stat_sum retransmits) dup_drops $(stat_sum dup_drops)"
+
+# host 1's daemon dies under a long SRD transfer
+hosts_restart --wire
+hx 1 "$WV" srd -n 1000000 -p "$PORT" >"$RUN/server.out" 2>&1 &
+server=$!
+sleep 1
+hx 2 "$WV" srd -n 1000000 -p "$PORT" "$(haddr 1)" >"$RUN/client.out" 2>&1 &
+client=$!
+sleep 2
+kill -9 "$(cat "$(hdir 1)/softefad.pid")"
+t0=$SECONDS
+wait "$client" && fail "the client went on without its peer"
+grep -q "send completion status" "$RUN/client.out" ||
+	fail "client: $(cat "$RUN/client.out")"
+echo "peer killed: client ended in $((SECONDS - t0)) s: $(tail -1 "$RUN/client.out")"
+kill "$server" 2>/dev/null || :
+wait "$server" || :
+expect_eq "host 2 contexts after its client" "$(hstatus 2 contexts)" 0
+echo "ok: the wire under 10% loss, 10% reorder, 1% duplication"
