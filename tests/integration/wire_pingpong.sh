@@ -5,7 +5,7 @@
 # through host 1's IPv4 address; the verbs traffic must cross the wire.
 #  - efa profile: ibv_ud_pingpong -g 0 -c (both providers), perftest SRD
 #    (ib_send_lat, ib_send_bw, ib_read_bw with -c SRD -x 0: the tree has no
-#    SRD pingpong of its own);
+#    SRD pingpong of its own), fi_pingpong -p efa -e rdm -c;
 #  - extended profile: ibv_rc_pingpong -c by GID (-g 0) and by LID (no -g),
 #    and ibv_ud_pingpong once more.
 # What the wire is expected to do, beside carrying the packets: add each
@@ -115,6 +115,12 @@ grep -Eq '^ +65536 +200 ' "$RUN/client.out" || fail "ib_read_bw: $(cat "$RUN/cli
 [ $(($(hstat 1 rdma_reads) + $(hstat 2 rdma_reads))) -ge 200 ] ||
 	fail "rdma_reads: $(hsefa 1 stats) $(hsefa 2 stats)"
 balanced
+
+# libfabric's efa provider across the hosts, with its own data checks
+FI_EFA_ENABLE_SHM_TRANSFER=0 SERVER_ARGS="-B $PORT" CLIENT_ARGS="-P $PORT" \
+	PAIR_TIMEOUT=240 hosts_pair ours ours fi_pingpong -p efa -e rdm -c \
+	-I 20 -S 65536 || fail "fi_pingpong -p efa: $(cat "$RUN/client.out")"
+grep -Eq '^64k +20 +=20 ' "$RUN/client.out" || fail "fi_pingpong: $(cat "$RUN/client.out")"
 
 # a third host reaches the first as well
 PAIR_CLIENT_HOST=3 hosts_pair ours ours ibv_ud_pingpong -g 0 -p "$PORT" -n 200 \

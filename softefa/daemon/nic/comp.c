@@ -192,8 +192,8 @@ static uint64_t rto_ns(const struct sefa_qp *qp, unsigned int tries)
 	if (qp->type == IBV_QPT_RC) {
 		if (!qp->timeout)
 			return UINT64_MAX / 2;
+		/* 4.096 us, that is 4096 ns, times 2^timeout */
 		ns = 4096ULL << (qp->timeout < 31 ? qp->timeout : 31);
-		ns /= 1000;
 		return ns > RC_RTO_MIN_NS ? ns : RC_RTO_MIN_NS;
 	}
 	ns = 4 * qp->srtt_ns > SRD_RTO_NS ? 4 * qp->srtt_ns : SRD_RTO_NS;
