@@ -7,7 +7,7 @@
 #    (ib_send_lat, ib_send_bw, ib_read_bw with -c SRD -x 0: the tree has no
 #    SRD pingpong of its own), fi_pingpong -p efa -e rdm -c;
 #  - extended profile: ibv_rc_pingpong -c by GID (-g 0) and by LID (no -g),
-#    and ibv_ud_pingpong once more.
+#    perftest RC (ib_write_bw, ib_read_lat), and ibv_ud_pingpong once more.
 # What the wire is expected to do, beside carrying the packets: add each
 # device's GID to eth0 (and take it away when the daemon stops) and bind
 # UDP port 4791.
@@ -129,8 +129,8 @@ grep -q "200 iters in" "$RUN/client.out" || fail "host 3: $(cat "$RUN/client.out
 remote_gid client 1
 expect_eq "host 3 rx_pkts" "$(hstat 3 rx_pkts)" 200
 
-# RC on the extended profile.  LIDs come from one SM for the fabric: if
-# the wire wants it named, HOST_OPTS[1]=--sm (or what it is called).
+# RC on the extended profile.  Each host's LIDs are its own (--host-id);
+# a LID of another host is found by asking the link (softefa-wire(7)).
 hosts_restart --wire --profile extended "$@"
 wire_up
 lid1=$(hlid 1) lid2=$(hlid 2)
@@ -153,6 +153,11 @@ for args in "-g 0 -s 1" "-g 0 -s 4096" "-g 0 -s 150000 -n 100" \
 		remote_gid client 1
 	fi
 done
+# perftest over RC: RDMA write bandwidth, RDMA read latency
+perf ib_write_bw -x 0 -n 200
+grep -Eq '^ +65536 +200 ' "$RUN/client.out" || fail "ib_write_bw: $(cat "$RUN/client.out")"
+perf ib_read_lat -x 0 -n 200
+grep -Eq '^ +2 +200 ' "$RUN/client.out" || fail "ib_read_lat: $(cat "$RUN/client.out")"
 ud "extended" ours stock -c -s 1024
 balanced
 for i in 1 2; do
