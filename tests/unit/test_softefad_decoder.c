@@ -599,7 +599,7 @@ START_TEST(ioctl_create_indirect)
 	ck_assert(b.attrs[4].flags & UVERBS_ATTR_F_VALID_OUTPUT);
 	ck_assert_uint_eq(out.lkey, out.rkey);
 	ck_assert_uint_eq(out.max_entries, 16);
-	mr = SEFA_OBJ(&c, b.attrs[0].data, sefa_mr, SEFA_OBJ_MR);
+	mr = sefa_mr_from_handle(&c, b.attrs[0].data);
 	ck_assert_ptr_nonnull(mr);
 	ck_assert(mr->indirect);
 	ck_assert(!mr->filled);
