@@ -134,7 +134,7 @@ int sefa_cmd_create_comp_channel(struct sefa_cmd *cmd)
 	if (ret)
 		return ret;
 	ret = sefa_event_file_new(c, sizeof(struct ib_uverbs_comp_event_desc),
-				  &ef);
+				  &ef, cmd->held);
 	if (ret)
 		return ret;
 	resp.fd = ef->client_fd;

@@ -54,6 +54,7 @@ struct ioctl_method {
 
 struct bundle {
 	struct sefa_client *c;
+	pthread_mutex_t *held;	/* the daemon lock, as in struct sefa_cmd */
 	const struct ioctl_method *m;
 	uint64_t user_attrs;	/* where the attribute array lives */
 	unsigned int nattrs;
@@ -226,6 +227,7 @@ static void bundle_cmd(const struct bundle *b, struct sefa_cmd *cmd)
 {
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->c = b->c;
+	cmd->held = b->held;
 	cmd->from_ioctl = true;
 	attr_to_ubuf(get_attr(b, UVERBS_ATTR_UHW_IN), &cmd->udata_in);
 	attr_to_ubuf(get_attr(b, UVERBS_ATTR_UHW_OUT), &cmd->udata_out);
@@ -247,19 +249,17 @@ static int is_copy_err(int ret)
 
 static int method_invoke_write(struct bundle *b)
 {
-	struct sefa_cmd cmd = { .c = b->c, .from_ioctl = true };
+	struct sefa_cmd cmd;
 	uint64_t command;
 	int ret;
 
 	ret = get_const(b, UVERBS_ATTR_WRITE_CMD, UINT32_MAX, &command);
 	if (ret)
 		return ret;
+	bundle_cmd(b, &cmd);
 	attr_to_ubuf(get_attr(b, UVERBS_ATTR_CORE_IN), &cmd.core_in);
 	attr_to_ubuf(get_attr(b, UVERBS_ATTR_CORE_OUT), &cmd.core_out);
 	cmd.core_out.is_inline = false;
-	attr_to_ubuf(get_attr(b, UVERBS_ATTR_UHW_IN), &cmd.udata_in);
-	attr_to_ubuf(get_attr(b, UVERBS_ATTR_UHW_OUT), &cmd.udata_out);
-	cmd.udata_out.is_inline = false;
 	return sefa_invoke_write(&cmd, command);
 }
 
@@ -394,7 +394,7 @@ static int method_async_event_alloc(struct bundle *b)
 	ret = sefa_clear_user(b->c, at, sizeof(fd64));
 	if (ret)
 		return ret;
-	ret = sefa_alloc_async_fd(b->c, &fd);
+	ret = sefa_alloc_async_fd(b->c, &fd, b->held);
 	if (ret)
 		return ret;
 	fd64 = fd;
@@ -877,7 +877,8 @@ static int parse_attrs(struct bundle *b)
 }
 
 /* ioctl(2) on a uverbs fd.  Returns 0 or a negative errno. */
-int sefa_uverbs_ioctl(struct sefa_client *c, uint64_t request, uint64_t arg)
+int sefa_uverbs_ioctl(struct sefa_client *c, uint64_t request, uint64_t arg,
+		      pthread_mutex_t *held)
 {
 	struct ib_uverbs_ioctl_hdr hdr;
 	struct bundle *b;
@@ -902,6 +903,7 @@ int sefa_uverbs_ioctl(struct sefa_client *c, uint64_t request, uint64_t arg)
 	if (!b)
 		return -ENOMEM;
 	b->c = c;
+	b->held = held;
 	b->m = find_method(hdr.object_id, hdr.method_id);
 	if (!b->m) {
 		ret = -EPROTONOSUPPORT;
