@@ -17,7 +17,7 @@
 
 #include <rdma/rdma_user_ioctl.h>
 
-#include "mad.h"
+#include "mad/mad.h"
 
 #define UMAD_MAX_AGENTS		32
 #define HDR_OLD_SIZE		offsetof(struct ib_user_mad_hdr, pkey_index)
