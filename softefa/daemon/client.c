@@ -29,16 +29,18 @@ static int send_reply(struct sefa_client *c, uint32_t type, int64_t ret,
 	return 0;
 }
 
-static int64_t uverbs_call(struct sefa_client *c, const struct sefa_req *req)
+static int64_t uverbs_call(struct sefa_client *c, const struct sefa_req *req,
+			   pthread_mutex_t *held)
 {
 	switch (req->op) {
 	case SEFA_OP_WRITE:
-		return sefa_uverbs_write(c, req->addr, req->len);
+		return sefa_uverbs_write(c, req->addr, req->len, held);
 	case SEFA_OP_IOCTL:
-		return sefa_uverbs_ioctl(c, req->arg, req->addr);
+		return sefa_uverbs_ioctl(c, req->arg, req->addr, held);
 	case SEFA_OP_MMAP:
 		return c->has_ucontext ?
-		       sefa_uverbs_mmap(c, req->arg, req->len, req->addr) :
+		       sefa_uverbs_mmap(c, req->arg, req->len, req->addr,
+					held) :
 		       -EINVAL;
 	default:
 		return -EINVAL;
@@ -50,8 +52,14 @@ static int64_t dispatch(struct sefa_client *c, const struct sefa_req *req)
 {
 	int64_t ret;
 
+	/*
+	 * The call's objects, keys, event files and MAD agents, which the
+	 * engine and the other connections use too.  A uverbs call that
+	 * hands the client an fd lets it go while the client takes it.
+	 */
 	pthread_mutex_lock(&c->d->lock);
-	ret = c->umad ? sefa_umad_call(c, req) : uverbs_call(c, req);
+	ret = c->umad ? sefa_umad_call(c, req) :
+			uverbs_call(c, req, &c->d->lock);
 	pthread_mutex_unlock(&c->d->lock);
 	if (ret < 0 && c->d->verbose)
 		fprintf(stderr,
@@ -82,10 +90,14 @@ static int open_umad(struct sefa_client *c, const struct sefa_req *req)
 {
 	int ret;
 
+	/*
+	 * The port's SM holder and capability bits; let go while the
+	 * readiness fd is installed and while issmN waits for its holder.
+	 */
 	pthread_mutex_lock(&c->d->lock);
 	ret = req->arg >= SEFA_MAX_DEVICES ? -ENXIO :
 	      sefa_umad_open(c, req->arg, req->op == SEFA_OP_OPEN_ISSM,
-			     req->addr & O_NONBLOCK);
+			     req->addr & O_NONBLOCK, &c->d->lock);
 	pthread_mutex_unlock(&c->d->lock);
 	return ret;
 }
@@ -96,6 +108,7 @@ static void status_text(struct sefa_daemon *d, char *buf, size_t len)
 	unsigned int i, contexts = 0, objects = 0, files = 0;
 	size_t off = 0;
 
+	/* The clients list, and each connection's device and counts. */
 	pthread_mutex_lock(&d->lock);
 	for (c = d->clients; c; c = c->next) {
 		if (!c->dev)
@@ -184,6 +197,7 @@ static void stats_text(struct sefa_daemon *d, char *buf, size_t len)
 	unsigned int i, q;
 	char what[96];
 
+	/* The QP tables and the counters, which the engine updates. */
 	pthread_mutex_lock(&d->lock);
 	for (i = 0; i < d->ndev && off < len; i++) {
 		struct sefa_device *dev = &d->dev[i];
@@ -250,6 +264,7 @@ static void client_unlink(struct sefa_client *c)
 	struct sefa_daemon *d = c->d;
 	struct sefa_client **pp;
 
+	/* The clients list. */
 	pthread_mutex_lock(&d->lock);
 	for (pp = &d->clients; *pp; pp = &(*pp)->next) {
 		if (*pp == c) {
@@ -270,6 +285,7 @@ static void *client_thread(void *arg)
 	ret = sefa_conn_recv_req(c, &req);
 	if (!ret && req.op == SEFA_OP_OPEN) {
 		if (req.arg < c->d->ndev) {
+			/* The device, which status_text() reads. */
 			pthread_mutex_lock(&c->d->lock);
 			c->dev = &c->d->dev[req.arg];
 			pthread_mutex_unlock(&c->d->lock);
@@ -291,6 +307,7 @@ static void *client_thread(void *arg)
 	}
 
 	client_unlink(c);
+	/* What the connection leaves: objects and agents others use. */
 	pthread_mutex_lock(&c->d->lock);
 	sefa_umad_close(c);
 	sefa_client_release(c);
@@ -319,6 +336,7 @@ int sefa_client_start(struct sefa_daemon *d, int sock)
 	c->uid = cred.uid;
 	setsockopt(sock, SOL_SOCKET, SO_PASSCRED, &(int){ 1 }, sizeof(int));
 
+	/* The clients list. */
 	pthread_mutex_lock(&d->lock);
 	c->next = d->clients;
 	d->clients = c;
@@ -342,6 +360,7 @@ void sefa_clients_shutdown(struct sefa_daemon *d)
 {
 	struct sefa_client *c;
 
+	/* The clients list: a connection unlinks itself before it is freed. */
 	pthread_mutex_lock(&d->lock);
 	for (c = d->clients; c; c = c->next)
 		shutdown(c->sock, SHUT_RDWR);

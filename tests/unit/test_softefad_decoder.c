@@ -54,7 +54,7 @@ static int wr(const void *buf, size_t len)
 	int ret;
 
 	pthread_mutex_lock(&d.lock);
-	ret = sefa_uverbs_write(&c, (uintptr_t)buf, len);
+	ret = sefa_uverbs_write(&c, (uintptr_t)buf, len, &d.lock);
 	pthread_mutex_unlock(&d.lock);
 	return ret;
 }
@@ -312,7 +312,7 @@ static int ioc(struct ioctl_buf *b)
 	int ret;
 
 	pthread_mutex_lock(&d.lock);
-	ret = sefa_uverbs_ioctl(&c, RDMA_VERBS_IOCTL, (uintptr_t)b);
+	ret = sefa_uverbs_ioctl(&c, RDMA_VERBS_IOCTL, (uintptr_t)b, &d.lock);
 	pthread_mutex_unlock(&d.lock);
 	return ret;
 }
@@ -337,10 +337,11 @@ START_TEST(ioctl_header)
 	c.has_ucontext = true;
 	query_port_ioctl(&b, &resp);
 	pthread_mutex_lock(&d.lock);
-	ck_assert_int_eq(sefa_uverbs_ioctl(&c, 0x1234, (uintptr_t)&b),
-			 -ENOTTY);
+	ck_assert_int_eq(sefa_uverbs_ioctl(&c, 0x1234, (uintptr_t)&b,
+					   &d.lock), -ENOTTY);
 	ck_assert_int_eq(sefa_uverbs_ioctl(&c, RDMA_VERBS_IOCTL,
-					   (uintptr_t)unmapped), -EFAULT);
+					   (uintptr_t)unmapped, &d.lock),
+			 -EFAULT);
 	pthread_mutex_unlock(&d.lock);
 
 	b.hdr.length += 16;
@@ -599,7 +600,7 @@ START_TEST(ioctl_create_indirect)
 	ck_assert(b.attrs[4].flags & UVERBS_ATTR_F_VALID_OUTPUT);
 	ck_assert_uint_eq(out.lkey, out.rkey);
 	ck_assert_uint_eq(out.max_entries, 16);
-	mr = SEFA_OBJ(&c, b.attrs[0].data, sefa_mr, SEFA_OBJ_MR);
+	mr = sefa_mr_from_handle(&c, b.attrs[0].data);
 	ck_assert_ptr_nonnull(mr);
 	ck_assert(mr->indirect);
 	ck_assert(!mr->filled);

@@ -111,10 +111,11 @@ void sefa_mmap_remove_all(struct sefa_client *c)
 
 /*
  * mmap(2) of the uverbs fd at offset @key for @len bytes.  Hands the memfd
- * over and returns the offset inside it where the shim must map.
+ * over, letting @held go meanwhile (sefa_conn_install_fd()), and returns
+ * the offset inside it where the shim must map.
  */
 int64_t sefa_uverbs_mmap(struct sefa_client *c, uint64_t key, uint64_t len,
-			 uint64_t flags)
+			 uint64_t flags, pthread_mutex_t *held)
 {
 	struct sefa_mmap_entry *e = NULL;
 	unsigned int i;
@@ -133,6 +134,6 @@ int64_t sefa_uverbs_mmap(struct sefa_client *c, uint64_t key, uint64_t len,
 	if (len > e->shm->len - e->off)
 		return -EINVAL;
 	off = e->off;
-	ret = sefa_conn_install_fd(c, e->shm->fd, &fd, &c->d->lock);
+	ret = sefa_conn_install_fd(c, e->shm->fd, &fd, held);
 	return ret ? ret : (int64_t)off;
 }

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "mad.h"
+#include "mad/mad.h"
 
 /*
  * Agents get hi_tids below 2^24, as current kernels allocate them; never

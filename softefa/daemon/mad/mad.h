@@ -343,7 +343,7 @@ void umad_queue(struct umad_file *f, struct mad_agent *agent,
 int sefa_mad_init(struct sefa_daemon *d);
 unsigned int sefa_mad_tick(struct sefa_daemon *d);
 int sefa_umad_open(struct sefa_client *c, unsigned int index, bool issm,
-		   bool nonblock);
+		   bool nonblock, pthread_mutex_t *held);
 int64_t sefa_umad_call(struct sefa_client *c, const struct sefa_req *req);
 void sefa_umad_close(struct sefa_client *c);
 

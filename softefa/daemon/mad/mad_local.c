@@ -9,7 +9,7 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 
-#include "mad.h"
+#include "mad/mad.h"
 
 enum {
 	SMP_ATTR_NODE_DESC = 0x0010,

@@ -19,7 +19,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "mad.h"
+#include "mad/mad.h"
 
 #define RMPP_VERSION		1
 #define RECV_WINDOW		64	/* 512 receive buffers >> 3 */

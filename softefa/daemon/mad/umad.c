@@ -17,7 +17,7 @@
 
 #include <rdma/rdma_user_ioctl.h>
 
-#include "mad.h"
+#include "mad/mad.h"
 
 #define UMAD_MAX_AGENTS		32
 #define HDR_OLD_SIZE		offsetof(struct ib_user_mad_hdr, pkey_index)
@@ -111,10 +111,10 @@ static bool peer_gone(const struct sefa_client *c)
 
 /*
  * issmN: one holder per port; the next opener waits for it to close (or
- * hears EAGAIN).  Called and returns with the daemon lock held.
+ * hears EAGAIN).  @held, the daemon lock, is let go while it waits.
  */
 static int take_sm(struct sefa_client *c, struct sefa_mad_port *port,
-		   bool nonblock)
+		   bool nonblock, pthread_mutex_t *held)
 {
 	struct sefa_daemon *d = c->d;
 
@@ -131,7 +131,7 @@ static int take_sm(struct sefa_client *c, struct sefa_mad_port *port,
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000L;
 		}
-		pthread_cond_timedwait(&d->sm_cond, &d->lock, &ts);
+		pthread_cond_timedwait(&d->sm_cond, held, &ts);
 	}
 	port->sm_holder = c->umad;
 	port->dev->cap_mask |= SEFA_CAP_IS_SM;
@@ -139,8 +139,14 @@ static int take_sm(struct sefa_client *c, struct sefa_mad_port *port,
 	return 0;
 }
 
+/*
+ * open() of umadN or issmN.  @held, the daemon lock, is let go while the
+ * readiness fd is installed and while issmN waits for the port's holder:
+ * the new file is nobody else's before the return, and the holder is
+ * looked at again after each wait.
+ */
 int sefa_umad_open(struct sefa_client *c, unsigned int index, bool issm,
-		   bool nonblock)
+		   bool nonblock, pthread_mutex_t *held)
 {
 	struct sefa_daemon *d = c->d;
 	struct sefa_mad_port *port;
@@ -153,13 +159,13 @@ int sefa_umad_open(struct sefa_client *c, unsigned int index, bool issm,
 	f = file_new(c, port, issm);
 	if (!f)
 		return -ENOMEM;
-	ret = issm ? 0 : sefa_event_file_new(c, 1, &f->ready);
+	ret = issm ? 0 : sefa_event_file_new(c, 1, &f->ready, held);
 	if (ret)
 		goto err_free;
 	c->umad = f;
 	if (!issm)
 		return 0;
-	ret = take_sm(c, port, nonblock);
+	ret = take_sm(c, port, nonblock, held);
 	if (!ret)
 		return 0;
 	c->umad = NULL;

@@ -97,7 +97,7 @@ int sefa_cmd_reg_mr(struct sefa_cmd *cmd)
 	/* The kernel insists that start and the IOVA share a page offset. */
 	if ((req.start ^ req.hca_va) & (SEFA_PAGE_SIZE - 1))
 		return -EINVAL;
-	pd = SEFA_OBJ(cmd->c, req.pd_handle, sefa_pd, SEFA_OBJ_PD);
+	pd = sefa_pd_from_handle(cmd->c, req.pd_handle);
 	if (!pd)
 		return -EINVAL;
 	ret = sefa_mr_reg(cmd->c, pd, req.start, req.length, req.hca_va,
@@ -134,7 +134,7 @@ int sefa_cmd_create_comp_channel(struct sefa_cmd *cmd)
 	if (ret)
 		return ret;
 	ret = sefa_event_file_new(c, sizeof(struct ib_uverbs_comp_event_desc),
-				  &ef);
+				  &ef, cmd->held);
 	if (ret)
 		return ret;
 	resp.fd = ef->client_fd;
@@ -213,7 +213,7 @@ int sefa_cmd_destroy_cq(struct sefa_cmd *cmd)
 	ret = sefa_request(cmd, &req, sizeof(req));
 	if (ret)
 		return ret;
-	cq = SEFA_OBJ(cmd->c, req.cq_handle, sefa_cq, SEFA_OBJ_CQ);
+	cq = sefa_cq_from_handle(cmd->c, req.cq_handle);
 	if (!cq)
 		return -EINVAL;
 	/* Nothing can be undone once the CQ is gone: check the buffer. */
@@ -254,9 +254,9 @@ int sefa_cmd_create_qp(struct sefa_cmd *cmd)
 	if (ret)
 		return ret;
 	p = (struct sefa_qp_params){
-		.pd = SEFA_OBJ(c, req.pd_handle, sefa_pd, SEFA_OBJ_PD),
-		.send_cq = SEFA_OBJ(c, req.send_cq_handle, sefa_cq, SEFA_OBJ_CQ),
-		.recv_cq = SEFA_OBJ(c, req.recv_cq_handle, sefa_cq, SEFA_OBJ_CQ),
+		.pd = sefa_pd_from_handle(c, req.pd_handle),
+		.send_cq = sefa_cq_from_handle(c, req.send_cq_handle),
+		.recv_cq = sefa_cq_from_handle(c, req.recv_cq_handle),
 		.user_handle = req.user_handle,
 		.type = req.qp_type,
 		.sq_sig_all = req.sq_sig_all,
@@ -294,7 +294,7 @@ int sefa_cmd_modify_qp(struct sefa_cmd *cmd)
 		ret = udata_in_empty(cmd);
 	if (ret)
 		return ret;
-	qp = SEFA_OBJ(cmd->c, req.qp_handle, sefa_qp, SEFA_OBJ_QP);
+	qp = sefa_qp_from_handle(cmd->c, req.qp_handle);
 	return qp ? sefa_qp_modify(qp, &req) : -EINVAL;
 }
 
@@ -308,7 +308,7 @@ int sefa_cmd_query_qp(struct sefa_cmd *cmd)
 	ret = sefa_request(cmd, &req, sizeof(req));
 	if (ret)
 		return ret;
-	qp = SEFA_OBJ(cmd->c, req.qp_handle, sefa_qp, SEFA_OBJ_QP);
+	qp = sefa_qp_from_handle(cmd->c, req.qp_handle);
 	if (!qp)
 		return -EINVAL;
 	sefa_qp_query(qp, &resp);
@@ -325,7 +325,7 @@ int sefa_cmd_destroy_qp(struct sefa_cmd *cmd)
 	ret = sefa_request(cmd, &req, sizeof(req));
 	if (ret)
 		return ret;
-	qp = SEFA_OBJ(cmd->c, req.qp_handle, sefa_qp, SEFA_OBJ_QP);
+	qp = sefa_qp_from_handle(cmd->c, req.qp_handle);
 	if (!qp)
 		return -EINVAL;
 	ret = sefa_clear_user(cmd->c, cmd->core_out.addr, cmd->core_out.len);
@@ -349,7 +349,7 @@ int sefa_cmd_create_ah(struct sefa_cmd *cmd)
 		ret = udata_in_empty(cmd);
 	if (ret)
 		return ret;
-	pd = SEFA_OBJ(cmd->c, req.pd_handle, sefa_pd, SEFA_OBJ_PD);
+	pd = sefa_pd_from_handle(cmd->c, req.pd_handle);
 	if (!pd)
 		return -EINVAL;
 	/* An EFA address is the 16-byte GID: no GRH, no address. */
@@ -371,6 +371,24 @@ int sefa_cmd_destroy_ah(struct sefa_cmd *cmd)
 	return destroy_cmd(cmd, SEFA_OBJ_AH);
 }
 
+/* One object of a closed fd: nobody is there to hear what it answers. */
+static void uobj_release(struct sefa_client *c, struct sefa_uobj *u)
+{
+	struct ib_uverbs_destroy_cq_resp unused;
+
+	switch (u->type) {
+	case SEFA_OBJ_QP:
+		sefa_qp_destroy(container_of(u, struct sefa_qp, uobj));
+		break;
+	case SEFA_OBJ_CQ:
+		sefa_cq_destroy(container_of(u, struct sefa_cq, uobj), &unused);
+		break;
+	default:	/* PD, MR and AH */
+		sefa_uobj_destroy(c, u->handle, u->type);
+		break;
+	}
+}
+
 /*
  * A closed uverbs fd: everything goes, in the order that keeps references
  * valid (QPs, then what they pointed at).
@@ -380,35 +398,13 @@ void sefa_objects_release(struct sefa_client *c)
 	static const enum sefa_obj_type order[] = {
 		SEFA_OBJ_QP, SEFA_OBJ_AH, SEFA_OBJ_MR, SEFA_OBJ_CQ, SEFA_OBJ_PD,
 	};
-	struct ib_uverbs_destroy_cq_resp cq_resp;
 	struct sefa_event_file *ef;
 	unsigned int i, k;
 
-	for (k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
-		for (i = 0; i < c->nuobj; i++) {
-			struct sefa_uobj *u = c->uobj[i];
-
-			if (!u || u->type != order[k])
-				continue;
-			switch (u->type) {
-			case SEFA_OBJ_QP:
-				sefa_qp_destroy((struct sefa_qp *)u);
-				break;
-			case SEFA_OBJ_AH:
-				sefa_ah_destroy((struct sefa_ah *)u);
-				break;
-			case SEFA_OBJ_MR:
-				sefa_mr_dereg((struct sefa_mr *)u);
-				break;
-			case SEFA_OBJ_CQ:
-				sefa_cq_destroy((struct sefa_cq *)u, &cq_resp);
-				break;
-			case SEFA_OBJ_PD:
-				sefa_pd_destroy((struct sefa_pd *)u);
-				break;
-			}
-		}
-	}
+	for (k = 0; k < sizeof(order) / sizeof(order[0]); k++)
+		for (i = 0; i < c->nuobj; i++)
+			if (c->uobj[i] && c->uobj[i]->type == order[k])
+				uobj_release(c, c->uobj[i]);
 	free(c->uobj);
 	c->uobj = NULL;
 	c->nuobj = 0;

@@ -12,15 +12,19 @@
 
 #include "uverbs/uverbs.h"
 
-/* The async event file of the context: one per open uverbs fd here. */
-int sefa_alloc_async_fd(struct sefa_client *c, int *client_fd)
+/*
+ * The async event file of the context: one per open uverbs fd here.
+ * Installing it lets @held go meanwhile.
+ */
+int sefa_alloc_async_fd(struct sefa_client *c, int *client_fd,
+			pthread_mutex_t *held)
 {
 	int ret;
 
 	if (c->async)
 		return -EINVAL;
 	ret = sefa_event_file_new(c, sizeof(struct ib_uverbs_async_event_desc),
-				  &c->async);
+				  &c->async, held);
 	if (ret)
 		return ret;
 	*client_fd = c->async->client_fd;
@@ -55,7 +59,7 @@ int sefa_cmd_get_context(struct sefa_cmd *cmd)
 
 	/* The ioctl ABI allocates the async fd with its own method. */
 	if (!cmd->from_ioctl) {
-		ret = sefa_alloc_async_fd(c, &client_fd);
+		ret = sefa_alloc_async_fd(c, &client_fd, cmd->held);
 		if (ret)
 			return ret;
 		resp.async_fd = client_fd;

@@ -54,6 +54,7 @@ struct ioctl_method {
 
 struct bundle {
 	struct sefa_client *c;
+	pthread_mutex_t *held;	/* the daemon lock, as in struct sefa_cmd */
 	const struct ioctl_method *m;
 	uint64_t user_attrs;	/* where the attribute array lives */
 	unsigned int nattrs;
@@ -190,15 +191,12 @@ static uint64_t attr_data_addr(const struct bundle *b,
 	       offsetof(struct ib_uverbs_attr, data);
 }
 
-/* The object an IDR attribute names: -ENOENT for a bad handle. */
-static struct sefa_uobj *get_obj(const struct bundle *b, uint16_t id,
-				 enum sefa_obj_type type)
+/* The handle an IDR attribute names; absent or too large, no object's. */
+static uint32_t get_handle(const struct bundle *b, uint16_t id)
 {
 	const struct ib_uverbs_attr *a = get_attr(b, id);
 
-	if (!a || a->data > UINT32_MAX)
-		return NULL;
-	return sefa_uobj_get(b->c, a->data, type);
+	return a && a->data <= UINT32_MAX ? a->data : SEFA_NO_HANDLE;
 }
 
 /* A u32 or u64 PTR_IN; absent means @def. */
@@ -229,6 +227,7 @@ static void bundle_cmd(const struct bundle *b, struct sefa_cmd *cmd)
 {
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->c = b->c;
+	cmd->held = b->held;
 	cmd->from_ioctl = true;
 	attr_to_ubuf(get_attr(b, UVERBS_ATTR_UHW_IN), &cmd->udata_in);
 	attr_to_ubuf(get_attr(b, UVERBS_ATTR_UHW_OUT), &cmd->udata_out);
@@ -250,19 +249,17 @@ static int is_copy_err(int ret)
 
 static int method_invoke_write(struct bundle *b)
 {
-	struct sefa_cmd cmd = { .c = b->c, .from_ioctl = true };
+	struct sefa_cmd cmd;
 	uint64_t command;
 	int ret;
 
 	ret = get_const(b, UVERBS_ATTR_WRITE_CMD, UINT32_MAX, &command);
 	if (ret)
 		return ret;
+	bundle_cmd(b, &cmd);
 	attr_to_ubuf(get_attr(b, UVERBS_ATTR_CORE_IN), &cmd.core_in);
 	attr_to_ubuf(get_attr(b, UVERBS_ATTR_CORE_OUT), &cmd.core_out);
 	cmd.core_out.is_inline = false;
-	attr_to_ubuf(get_attr(b, UVERBS_ATTR_UHW_IN), &cmd.udata_in);
-	attr_to_ubuf(get_attr(b, UVERBS_ATTR_UHW_OUT), &cmd.udata_out);
-	cmd.udata_out.is_inline = false;
 	return sefa_invoke_write(&cmd, command);
 }
 
@@ -397,7 +394,7 @@ static int method_async_event_alloc(struct bundle *b)
 	ret = sefa_clear_user(b->c, at, sizeof(fd64));
 	if (ret)
 		return ret;
-	ret = sefa_alloc_async_fd(b->c, &fd);
+	ret = sefa_alloc_async_fd(b->c, &fd, b->held);
 	if (ret)
 		return ret;
 	fd64 = fd;
@@ -408,11 +405,7 @@ static int method_async_event_alloc(struct bundle *b)
 static int destroy_handle(struct bundle *b, uint16_t id,
 			  enum sefa_obj_type type)
 {
-	const struct ib_uverbs_attr *a = get_attr(b, id);
-
-	if (a->data > UINT32_MAX)
-		return -ENOENT;
-	return sefa_uobj_destroy(b->c, a->data, type);
+	return sefa_uobj_destroy(b->c, get_handle(b, id), type);
 }
 
 static int method_pd_destroy(struct bundle *b)
@@ -477,8 +470,8 @@ static int method_cq_create(struct bundle *b)
 
 static int method_cq_destroy(struct bundle *b)
 {
-	struct sefa_cq *cq = (struct sefa_cq *)get_obj(b,
-		UVERBS_ATTR_DESTROY_CQ_HANDLE, SEFA_OBJ_CQ);
+	struct sefa_cq *cq = sefa_cq_from_handle(b->c,
+		get_handle(b, UVERBS_ATTR_DESTROY_CQ_HANDLE));
 	const struct ib_uverbs_attr *out = get_attr(b, UVERBS_ATTR_DESTROY_CQ_RESP);
 	struct ib_uverbs_destroy_cq_resp resp;
 	int ret;
@@ -528,12 +521,12 @@ static int method_qp_create(struct bundle *b)
 		return -EBADF;
 
 	p.type = type;
-	p.pd = (struct sefa_pd *)get_obj(b, UVERBS_ATTR_CREATE_QP_PD_HANDLE,
-					 SEFA_OBJ_PD);
-	p.send_cq = (struct sefa_cq *)get_obj(b,
-		UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE, SEFA_OBJ_CQ);
-	p.recv_cq = (struct sefa_cq *)get_obj(b,
-		UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE, SEFA_OBJ_CQ);
+	p.pd = sefa_pd_from_handle(b->c,
+		get_handle(b, UVERBS_ATTR_CREATE_QP_PD_HANDLE));
+	p.send_cq = sefa_cq_from_handle(b->c,
+		get_handle(b, UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE));
+	p.recv_cq = sefa_cq_from_handle(b->c,
+		get_handle(b, UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE));
 	p.has_srq = get_attr(b, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE);
 	p.sq_sig_all = flags & IB_UVERBS_QP_CREATE_SQ_SIG_ALL;
 	p.create_flags = flags & ~(uint64_t)IB_UVERBS_QP_CREATE_SQ_SIG_ALL;
@@ -562,8 +555,8 @@ static int method_qp_create(struct bundle *b)
 
 static int method_qp_destroy(struct bundle *b)
 {
-	struct sefa_qp *qp = (struct sefa_qp *)get_obj(b,
-		UVERBS_ATTR_DESTROY_QP_HANDLE, SEFA_OBJ_QP);
+	struct sefa_qp *qp = sefa_qp_from_handle(b->c,
+		get_handle(b, UVERBS_ATTR_DESTROY_QP_HANDLE));
 	const struct ib_uverbs_attr *out = get_attr(b, UVERBS_ATTR_DESTROY_QP_RESP);
 	struct ib_uverbs_destroy_qp_resp resp = {};
 	int ret;
@@ -584,8 +577,8 @@ static int method_qp_destroy(struct bundle *b)
  */
 static int method_efa_mr_query(struct bundle *b)
 {
-	struct sefa_mr *mr = (struct sefa_mr *)get_obj(b,
-		EFA_IB_ATTR_QUERY_MR_HANDLE, SEFA_OBJ_MR);
+	struct sefa_mr *mr = sefa_mr_from_handle(b->c,
+		get_handle(b, EFA_IB_ATTR_QUERY_MR_HANDLE));
 	uint16_t validity = 0, recv = 0, rdma_read = 0, rdma_recv = 0;
 	int ret;
 
@@ -618,8 +611,8 @@ static int method_efa_mr_query(struct bundle *b)
  */
 static int method_mr_create_indirect(struct bundle *b)
 {
-	struct sefa_pd *pd = (struct sefa_pd *)get_obj(b,
-		SEFA_IB_ATTR_INDIRECT_MR_PD_HANDLE, SEFA_OBJ_PD);
+	struct sefa_pd *pd = sefa_pd_from_handle(b->c,
+		get_handle(b, SEFA_IB_ATTR_INDIRECT_MR_PD_HANDLE));
 	uint64_t max_entries, access;
 	struct sefa_mr *mr;
 	int ret;
@@ -884,7 +877,8 @@ static int parse_attrs(struct bundle *b)
 }
 
 /* ioctl(2) on a uverbs fd.  Returns 0 or a negative errno. */
-int sefa_uverbs_ioctl(struct sefa_client *c, uint64_t request, uint64_t arg)
+int sefa_uverbs_ioctl(struct sefa_client *c, uint64_t request, uint64_t arg,
+		      pthread_mutex_t *held)
 {
 	struct ib_uverbs_ioctl_hdr hdr;
 	struct bundle *b;
@@ -909,6 +903,7 @@ int sefa_uverbs_ioctl(struct sefa_client *c, uint64_t request, uint64_t arg)
 	if (!b)
 		return -ENOMEM;
 	b->c = c;
+	b->held = held;
 	b->m = find_method(hdr.object_id, hdr.method_id);
 	if (!b->m) {
 		ret = -EPROTONOSUPPORT;

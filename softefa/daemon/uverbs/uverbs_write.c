@@ -179,12 +179,12 @@ static void ubuf_user(struct sefa_ubuf *b, uint64_t addr, size_t len)
 	b->len = len;
 }
 
-static int write_ex(struct sefa_client *c, const struct write_method *m,
+static int write_ex(struct sefa_cmd *cmd, const struct write_method *m,
 		    const struct ib_uverbs_cmd_hdr *hdr, uint64_t buf,
 		    uint64_t count)
 {
+	struct sefa_client *c = cmd->c;
 	struct ib_uverbs_ex_cmd_hdr ex;
-	struct sefa_cmd cmd = { .c = c };
 	uint64_t in_len, out_len;
 	int ret;
 
@@ -213,19 +213,18 @@ static int write_ex(struct sefa_client *c, const struct write_method *m,
 		return -EINVAL;
 	}
 
-	ubuf_user(&cmd.core_in, buf, in_len);
-	ubuf_user(&cmd.udata_in, buf + in_len, ex.provider_in_words * 8);
-	ubuf_user(&cmd.core_out, ex.response, out_len);
-	ubuf_user(&cmd.udata_out, ex.response + out_len,
+	ubuf_user(&cmd->core_in, buf, in_len);
+	ubuf_user(&cmd->udata_in, buf + in_len, ex.provider_in_words * 8);
+	ubuf_user(&cmd->core_out, ex.response, out_len);
+	ubuf_user(&cmd->udata_out, ex.response + out_len,
 		  ex.provider_out_words * 8);
-	return run_method(m, &cmd);
+	return run_method(m, cmd);
 }
 
-static int write_legacy(struct sefa_client *c, const struct write_method *m,
+static int write_legacy(struct sefa_cmd *cmd, const struct write_method *m,
 			const struct ib_uverbs_cmd_hdr *hdr, uint64_t buf,
 			uint64_t count)
 {
-	struct sefa_cmd cmd = { .c = c };
 	uint64_t response = 0;
 	int ret;
 
@@ -238,27 +237,30 @@ static int write_legacy(struct sefa_client *c, const struct write_method *m,
 
 	buf += sizeof(*hdr);
 	count -= sizeof(*hdr);
-	ubuf_user(&cmd.core_in, buf, m->req_size);
+	ubuf_user(&cmd->core_in, buf, m->req_size);
 	if (m->has_resp) {
 		/* The response pointer leads every legacy request. */
-		ret = sefa_copy_from_user(c, &response, buf, sizeof(response));
+		ret = sefa_copy_from_user(cmd->c, &response, buf,
+					  sizeof(response));
 		if (ret)
 			return ret;
-		ubuf_user(&cmd.core_out, response, m->resp_size);
+		ubuf_user(&cmd->core_out, response, m->resp_size);
 	}
 	if (m->has_udata) {
-		ubuf_user(&cmd.udata_in, buf + m->req_size,
+		ubuf_user(&cmd->udata_in, buf + m->req_size,
 			  count - m->req_size);
 		if (m->has_resp)
-			ubuf_user(&cmd.udata_out, response + m->resp_size,
+			ubuf_user(&cmd->udata_out, response + m->resp_size,
 				  (uint64_t)hdr->out_words * 4 - m->resp_size);
 	}
-	return run_method(m, &cmd);
+	return run_method(m, cmd);
 }
 
 /* write(2) on a uverbs fd.  Returns the byte count or a negative errno. */
-int sefa_uverbs_write(struct sefa_client *c, uint64_t buf, uint64_t count)
+int sefa_uverbs_write(struct sefa_client *c, uint64_t buf, uint64_t count,
+		      pthread_mutex_t *held)
 {
+	struct sefa_cmd cmd = { .c = c, .held = held };
 	const struct write_method *m;
 	struct ib_uverbs_cmd_hdr hdr;
 	int ret;
@@ -277,8 +279,8 @@ int sefa_uverbs_write(struct sefa_client *c, uint64_t buf, uint64_t count)
 	if (m->is_ex != !!(hdr.command & IB_USER_VERBS_CMD_FLAG_EXTENDED))
 		return -EINVAL;
 
-	ret = m->is_ex ? write_ex(c, m, &hdr, buf, count) :
-			 write_legacy(c, m, &hdr, buf, count);
+	ret = m->is_ex ? write_ex(&cmd, m, &hdr, buf, count) :
+			 write_legacy(&cmd, m, &hdr, buf, count);
 	return ret ? ret : (int)count;
 }
 

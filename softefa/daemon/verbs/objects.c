@@ -43,14 +43,33 @@ int sefa_uobj_add(struct sefa_client *c, struct sefa_uobj *u,
 	return 0;
 }
 
-struct sefa_uobj *sefa_uobj_get(struct sefa_client *c, uint32_t handle,
-				enum sefa_obj_type type)
+static struct sefa_uobj *uobj_get(struct sefa_client *c, uint32_t handle,
+				  enum sefa_obj_type type)
 {
 	if (handle >= c->nuobj || !c->uobj[handle] ||
 	    c->uobj[handle]->type != type)
 		return NULL;
 	return c->uobj[handle];
 }
+
+/*
+ * sefa_pd_from_handle() and its kin: the object of one type behind a
+ * handle, NULL when the handle names nothing or an object of another type.
+ */
+#define UOBJ_FROM_HANDLE(name, kind)					\
+struct sefa_##name *sefa_##name##_from_handle(struct sefa_client *c,	\
+					      uint32_t handle)		\
+{									\
+	struct sefa_uobj *u = uobj_get(c, handle, kind);		\
+									\
+	return u ? container_of(u, struct sefa_##name, uobj) : NULL;	\
+}
+
+UOBJ_FROM_HANDLE(pd, SEFA_OBJ_PD)
+UOBJ_FROM_HANDLE(mr, SEFA_OBJ_MR)
+UOBJ_FROM_HANDLE(ah, SEFA_OBJ_AH)
+UOBJ_FROM_HANDLE(cq, SEFA_OBJ_CQ)
+UOBJ_FROM_HANDLE(qp, SEFA_OBJ_QP)
 
 void sefa_uobj_del(struct sefa_uobj *u)
 {
@@ -468,17 +487,17 @@ uint16_t sefa_ah_find(const struct sefa_pd *pd, const uint8_t gid[16])
 int sefa_uobj_destroy(struct sefa_client *c, uint32_t handle,
 		      enum sefa_obj_type type)
 {
-	struct sefa_uobj *u = sefa_uobj_get(c, handle, type);
+	struct sefa_uobj *u = uobj_get(c, handle, type);
 
 	if (!u)
 		return -ENOENT;
 	switch (type) {
 	case SEFA_OBJ_PD:
-		return sefa_pd_destroy((struct sefa_pd *)u);
+		return sefa_pd_destroy(container_of(u, struct sefa_pd, uobj));
 	case SEFA_OBJ_MR:
-		return sefa_mr_dereg((struct sefa_mr *)u);
+		return sefa_mr_dereg(container_of(u, struct sefa_mr, uobj));
 	case SEFA_OBJ_AH:
-		return sefa_ah_destroy((struct sefa_ah *)u);
+		return sefa_ah_destroy(container_of(u, struct sefa_ah, uobj));
 	default:
 		return -EINVAL;
 	}

@@ -24,6 +24,17 @@ struct sefa_uobj {
 	unsigned int usecnt;	/* objects that point at this one */
 };
 
+/*
+ * The object that embeds @ptr as its @member.  The conditional makes the
+ * compiler check that @ptr points at the member's type.
+ */
+#define container_of(ptr, type, member) \
+	((type *)((char *)(1 ? (ptr) : &((type *)0)->member) - \
+		  offsetof(type, member)))
+
+/* No object has it: the table stops far below (sefa_uobj_add()). */
+#define SEFA_NO_HANDLE	UINT32_MAX
+
 struct sefa_pd {
 	struct sefa_uobj uobj;
 	struct sefa_device *dev;
@@ -218,9 +229,12 @@ struct sefa_qp_params {
 /* objects.c */
 int sefa_uobj_add(struct sefa_client *c, struct sefa_uobj *u,
 		  enum sefa_obj_type type);
-struct sefa_uobj *sefa_uobj_get(struct sefa_client *c, uint32_t handle,
-				enum sefa_obj_type type);
 void sefa_uobj_del(struct sefa_uobj *u);
+struct sefa_pd *sefa_pd_from_handle(struct sefa_client *c, uint32_t handle);
+struct sefa_mr *sefa_mr_from_handle(struct sefa_client *c, uint32_t handle);
+struct sefa_ah *sefa_ah_from_handle(struct sefa_client *c, uint32_t handle);
+struct sefa_cq *sefa_cq_from_handle(struct sefa_client *c, uint32_t handle);
+struct sefa_qp *sefa_qp_from_handle(struct sefa_client *c, uint32_t handle);
 int sefa_pd_alloc(struct sefa_client *c, struct sefa_pd **out);
 int sefa_pd_destroy(struct sefa_pd *pd);
 int sefa_mr_reg(struct sefa_client *c, struct sefa_pd *pd, uint64_t addr,
@@ -243,9 +257,6 @@ int sefa_ah_destroy(struct sefa_ah *ah);
 uint16_t sefa_ah_find(const struct sefa_pd *pd, const uint8_t gid[16]);
 int sefa_uobj_destroy(struct sefa_client *c, uint32_t handle,
 		      enum sefa_obj_type type);
-
-#define SEFA_OBJ(c, handle, type, kind) \
-	((struct type *)sefa_uobj_get(c, handle, kind))
 
 /* cq.c */
 struct ib_uverbs_destroy_cq_resp;
