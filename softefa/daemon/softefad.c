@@ -202,6 +202,7 @@ static void wait_clients_gone(struct sefa_daemon *d)
 	for (i = 0; i < 500; i++) {
 		unsigned int n;
 
+		/* the clients list, which connection threads leave */
 		pthread_mutex_lock(&d->lock);
 		n = d->nclients;
 		pthread_mutex_unlock(&d->lock);

@@ -152,6 +152,7 @@ int sefa_engine_start(struct sefa_daemon *d)
 
 void sefa_engine_stop(struct sefa_daemon *d)
 {
+	/* the stop flag, which the engine reads at each pass */
 	pthread_mutex_lock(&d->lock);
 	d->engine_stop = true;
 	pthread_mutex_unlock(&d->lock);
