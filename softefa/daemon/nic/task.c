@@ -110,12 +110,17 @@ static void *engine_main(void *arg)
 
 		/*
 		 * Busy, go round again, but nap now and then: at real-time
-		 * priority a flood of doorbells must not starve the host.
+		 * priority a flood of doorbells must not starve the host.  In
+		 * between, other hosts' engines at the same priority get
+		 * their turn, or a busy host would starve them past their
+		 * peers' retry budgets.
 		 */
 		if (work) {
 			idle = 0;
-			if (++busy % 256)
+			if (++busy % 256) {
+				sched_yield();
 				continue;
+			}
 		}
 		if (++idle > IDLE_NAPS)
 			nap = 1000 * 1000;
