@@ -3,7 +3,8 @@
 # through our provider and through Debian's stock one (device queries and a
 # ping-pong with one of each, libfabric's fi_pingpong and a short Open MPI
 # run over libfabric's efa provider), and stop it again; then an InfiniBand-style
-# host (the "extended" profile) for RC and the MAD tools.
+# host (the "extended" profile) for RC and the MAD tools; then, as root, two
+# hosts in two network namespaces talking over the wire.
 set -euo pipefail
 . "$(dirname "$0")/scripts/common.sh"
 
@@ -108,3 +109,39 @@ run "$SOFTEFA" --run-dir "$RUN" exec -- smpquery nodedesc 3
 run "$SOFTEFA" --run-dir "$RUN" exec -- saquery -p --slid 2 --dlid 3
 run "$SOFTEFA" --run-dir "$RUN" exec -- perfquery
 run "$SOFTEFA" --run-dir "$RUN" stop
+
+[ "$(id -u)" = 0 ] || exit 0
+echo
+echo "== two hosts in two network namespaces, joined by a veth pair, over the"
+echo "   wire (RoCEv2 framing on UDP 4791, see softefa-wire(7))"
+NS=softefa-demo-$$
+hosts_stop() {
+	local i
+
+	for i in 1 2; do
+		ip netns exec "$NS-$i" "$SOFTEFA" --run-dir "$RUN/h$i" stop \
+			>/dev/null 2>&1 || true
+		ip netns del "$NS-$i" 2>/dev/null || true
+	done
+	stop
+}
+trap hosts_stop EXIT
+run ip netns add "$NS-1"
+run ip netns add "$NS-2"
+run ip link add eth0 netns "$NS-1" type veth peer name eth0 netns "$NS-2"
+for i in 1 2; do
+	run ip -n "$NS-$i" addr add "10.0.0.$i/24" dev eth0
+	run ip -n "$NS-$i" link set eth0 up
+	run ip netns exec "$NS-$i" "$SOFTEFA" --run-dir "$RUN/h$i" start \
+		--wire --netdev eth0 --host-id "$i"
+done
+ip netns exec "$NS-1" "$SOFTEFA" --run-dir "$RUN/h1" exec -- \
+	ibv_ud_pingpong -g 0 -c -p "$PORT" >"$RUN/server.out" 2>&1 &
+for _ in $(seq 100); do
+	[ -n "$(ip netns exec "$NS-1" ss -Hltn "sport = :$PORT")" ] && break
+	sleep 0.05
+done
+run ip netns exec "$NS-2" "$SOFTEFA" --run-dir "$RUN/h2" exec -- \
+	ibv_ud_pingpong -g 0 -c -p "$PORT" 10.0.0.1
+wait
+run ip netns exec "$NS-2" "$SOFTEFA" --run-dir "$RUN/h2" stats

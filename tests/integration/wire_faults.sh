@@ -6,6 +6,7 @@
 #  - UD (wire_verbs ud): some are lost, none comes twice or corrupt, and
 #    softefa stats counts the losses;
 #  - RC (extended profile): ibv_rc_pingpong -c, one packet and several;
+#  - a GID nobody has: SRD ends in the unreachable remote's error (15);
 #  - a peer daemon killed mid-transfer: the sender's QP ends in error
 #    completions within its retry budget, nothing hangs, its daemon
 #    serves on with no context left.
@@ -61,8 +62,15 @@ for args in "-s 4096 -n 200" "-s 100000 -n 50"; do
 done
 echo "rc: retransmits $(stat_sum retransmits) dup_drops $(stat_sum dup_drops)"
 
-# host 1's daemon dies under a long SRD transfer
+# no faults from here on
 hosts_restart --wire
+
+# a GID nobody has: SRD's send ends in the unreachable remote's error
+# once its retries are spent
+hx 2 "$WV" srd -u fe80::1:2:3:4 | tee "$RUN/nowhere.out" ||
+	fail "SRD to nowhere: $(cat "$RUN/nowhere.out")"
+
+# host 1's daemon dies under a long SRD transfer
 hx 1 "$WV" srd -n 1000000 -p "$PORT" >"$RUN/server.out" 2>&1 &
 server=$!
 sleep 1

@@ -15,6 +15,11 @@
  *    client is done and nothing more arrives.
  * The server prints "received R of N, 0 duplicates"; exit 0 when all is
  * well, 1 with a message otherwise.
+ *
+ *   wire_verbs srd -u GID
+ *
+ * sends one message to a GID nobody has and prints the error completion it
+ * ends in: exit 0 if it is the unreachable remote's (vendor error 15).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -37,6 +42,8 @@
 #define RDMA_LEN	(1 << 20)
 #define QKEY		0x11111111
 #define WAIT_MS		30000
+/* EFA's vendor error for a remote that never answered */
+#define UNREACH_REMOTE	15
 
 struct side {
 	uint32_t qpn;
@@ -338,9 +345,42 @@ static int client(struct ctx *c, int fd, unsigned int n)
 	return 0;
 }
 
+/* One send to @gid, where nobody answers: its completion's error. */
+static int unreachable(struct ctx *c, const char *gid)
+{
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(c->qp);
+	union ibv_gid dgid;
+	struct ibv_ah *ah;
+	struct ibv_wc wc;
+
+	if (inet_pton(AF_INET6, gid, &dgid) != 1) {
+		fprintf(stderr, "wire_verbs: bad GID %s\n", gid);
+		return 2;
+	}
+	ah = dev_create_ah(c->pd, &dgid);
+	if (!ah)
+		die("ibv_create_ah");
+	ibv_wr_start(qpx);
+	qpx->wr_id = 1;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge(qpx, c->mr->lkey, (uintptr_t)c->buf, MSG);
+	ibv_wr_set_ud_addr(qpx, ah, 0x100, QKEY);
+	if (ibv_wr_complete(qpx))
+		die("ibv_wr_complete");
+	if (dev_poll_wc(c->cq, WAIT_MS, &wc) <= 0) {
+		fprintf(stderr, "wire_verbs: no completion\n");
+		return 1;
+	}
+	printf("send to %s: status %d (%s), vendor error %u\n", gid, wc.status,
+	       ibv_wc_status_str(wc.status), wc.vendor_err);
+	return wc.status == IBV_WC_SUCCESS ||
+	       wc.vendor_err != UNREACH_REMOTE;
+}
+
 int main(int argc, char **argv)
 {
-	const char *port = "18600";
+	const char *port = "18600", *nowhere = NULL;
 	unsigned int n = 1000;
 	struct ctx c = {};
 	int opt, fd, ret;
@@ -351,15 +391,19 @@ int main(int argc, char **argv)
 	}
 	c.srd = !strcmp(argv[1], "srd");
 	optind = 2;
-	while ((opt = getopt(argc, argv, "n:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:p:u:")) != -1) {
 		if (opt == 'n')
 			n = strtoul(optarg, NULL, 0);
 		else if (opt == 'p')
 			port = optarg;
+		else if (opt == 'u')
+			nowhere = optarg;
 		else
 			return 2;
 	}
 	setup(&c);
+	if (nowhere)
+		return unreachable(&c, nowhere);
 	fd = tcp_meet(optind < argc ? argv[optind] : NULL, port);
 	ret = optind < argc ? client(&c, fd, n) : serve(&c, fd, n);
 	close(fd);
