@@ -54,11 +54,32 @@ lost=$(($(wire_field 1 lost) + $(wire_field 2 lost)))
 echo "ud: received $got of 2000, wire lost $lost"
 
 hosts_restart --profile extended "${FAULTS[@]}"
+# ibv_rc_pingpong's last message: its receiver checks it and leaves,
+# destroying its QP; if the ACK is lost then, the sender's resends find
+# nobody and it ends in IBV_WC_RETRY_EXC_ERR, as on any lossy fabric.  So
+# one side may fail that way, once the other has had every message intact.
+rc_pingpong_lossy() {
+	local side other
+
+	# shellcheck disable=SC2086
+	PAIR_TIMEOUT=240 hosts_pair ours ours ibv_rc_pingpong -g 0 -p "$PORT" \
+		-c "$@" && return 0
+	for side in server client; do
+		other=$([ $side = server ] && echo client || echo server)
+		grep -q "iters in" "$RUN/$other.out" &&
+			grep -q "transport retry counter exceeded" "$RUN/$side.out" &&
+			! grep -q "iters in" "$RUN/$side.out" &&
+			echo "rc: the $side lost its last ACK after its peer left" &&
+			return 0
+	done
+	return 1
+}
 for args in "-s 4096 -n 200" "-s 100000 -n 50"; do
 	# shellcheck disable=SC2086
-	PAIR_TIMEOUT=240 hosts_pair ours ours ibv_rc_pingpong -g 0 -p "$PORT" -c $args ||
+	rc_pingpong_lossy $args ||
 		fail "ibv_rc_pingpong -c $args: $(cat "$RUN/server.out" "$RUN/client.out")"
-	grep -q "iters in" "$RUN/client.out" || fail "rc_pingpong $args"
+	! grep -q "invalid data" "$RUN/server.out" "$RUN/client.out" ||
+		fail "rc_pingpong $args: data corrupted"
 done
 echo "rc: retransmits $(stat_sum retransmits) dup_drops $(stat_sum dup_drops)"
 
