@@ -118,8 +118,10 @@ out_sock:
 /*
  * A GID as an IPv6 address of the interface, as a RoCE device's GIDs are
  * its netdev's addresses: then the host's own routes and neighbour
- * discovery lead other hosts to it.  A /128 of link scope, with no
- * duplicate address detection, which would keep it unusable for a second.
+ * discovery lead other hosts to it.  Of link scope, with no duplicate
+ * address detection, which would keep it unusable for a second; in
+ * fe80::/64, whose route it brings if the interface came up too recently
+ * to have one.
  * @added tells whether it was ours to add (it may be the interface's own
  * link-local address).  Needs CAP_NET_ADMIN.
  */
@@ -140,7 +142,7 @@ static int gid_addr(const struct sefa_netdev *nd, const uint8_t gid[16],
 		ret = -ENOMEM;
 		goto out_addr;
 	}
-	nl_addr_set_prefixlen(local, 128);
+	nl_addr_set_prefixlen(local, 64);
 	rtnl_addr_set_ifindex(a, nd->ifindex);
 	rtnl_addr_set_family(a, AF_INET6);
 	rtnl_addr_set_scope(a, RT_SCOPE_LINK);
