@@ -269,16 +269,6 @@ static void send_faulty(struct nic_engine *eng, int fd,
 	}
 }
 
-static int device_index(const struct sefa_daemon *d, const uint8_t gid[16])
-{
-	unsigned int i;
-
-	for (i = 0; i < d->ndev; i++)
-		if (!memcmp(d->dev[i].gid, gid, 16))
-			return i;
-	return -1;
-}
-
 /* SoftEFA's own small packets: BTH, the LID, two bytes and the ICRC. */
 static void lid_pkt(uint8_t *buf, uint8_t op, uint16_t lid)
 {
@@ -289,28 +279,31 @@ static void lid_pkt(uint8_t *buf, uint8_t op, uint16_t lid)
 	buf[13] = lid;
 }
 
-static const uint8_t *lid_gid(const struct nic_net *n, uint16_t lid)
+static struct lid_entry *lid_find(struct nic_net *n, uint16_t lid)
 {
 	unsigned int i, last = n->nlids < LIDS_MAX ? n->nlids : LIDS_MAX;
 
 	for (i = 0; i < last; i++)
 		if (n->lids[i].lid == lid)
-			return n->lids[i].gid;
+			return &n->lids[i];
 	return NULL;
+}
+
+static const uint8_t *lid_gid(struct nic_net *n, uint16_t lid)
+{
+	struct lid_entry *e = lid_find(n, lid);
+
+	return e ? e->gid : NULL;
 }
 
 static void lid_learn(struct nic_net *n, uint16_t lid, const uint8_t gid[16])
 {
-	struct lid_entry *e;
-	unsigned int i, last = n->nlids < LIDS_MAX ? n->nlids : LIDS_MAX;
+	struct lid_entry *e = lid_find(n, lid);
 
-	for (i = 0; i < last; i++)
-		if (n->lids[i].lid == lid) {
-			memcpy(n->lids[i].gid, gid, 16);
-			return;
-		}
-	e = &n->lids[n->nlids++ % LIDS_MAX];
-	e->lid = lid;
+	if (!e) {
+		e = &n->lids[n->nlids++ % LIDS_MAX];
+		e->lid = lid;
+	}
 	memcpy(e->gid, gid, 16);
 }
 
@@ -348,13 +341,13 @@ int nic_net_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 	const uint8_t *dgid = pkt->dgid;
 	struct sockaddr_in6 to;
 	size_t hdr;
-	int dev;
+	struct sefa_device *dev;
 
-	dev = n ? device_index(d, pkt->sgid) : -1;
-	if (dev < 0)
+	dev = n ? nic_wire_device(d, pkt->sgid) : NULL;
+	if (!dev)
 		return -EHOSTUNREACH;
 	if (pkt->dlid) {
-		dgid = lid_route(eng, n->fd[dev], pkt->dlid);
+		dgid = lid_route(eng, n->fd[dev->index], pkt->dlid);
 		if (!dgid)
 			return -EHOSTUNREACH;
 	}
@@ -378,18 +371,24 @@ int nic_net_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 	hdr += len;
 	hdr += nic_frame_trailer(len, n->tx + hdr);
 	gid_sockaddr(d, dgid, &to);
-	send_faulty(eng, n->fd[dev], &to, hdr);
+	send_faulty(eng, n->fd[dev->index], &to, hdr);
 	return 0;
 }
 
-static void note_heard(struct nic_net *n, const uint8_t gid[16])
+static bool heard(const struct nic_net *n, const uint8_t gid[16])
 {
 	unsigned int i, last = n->nheard < HEARD_MAX ? n->nheard : HEARD_MAX;
 
 	for (i = 0; i < last; i++)
 		if (!memcmp(n->heard[i], gid, 16))
-			return;
-	memcpy(n->heard[n->nheard++ % HEARD_MAX], gid, 16);
+			return true;
+	return false;
+}
+
+static void note_heard(struct nic_net *n, const uint8_t gid[16])
+{
+	if (!heard(n, gid))
+		memcpy(n->heard[n->nheard++ % HEARD_MAX], gid, 16);
 }
 
 /*
@@ -398,16 +397,7 @@ static void note_heard(struct nic_net *n, const uint8_t gid[16])
  */
 bool nic_net_heard(struct sefa_daemon *d, const uint8_t gid[16])
 {
-	struct nic_net *n = d->net;
-	unsigned int i, last;
-
-	if (!n)
-		return false;
-	last = n->nheard < HEARD_MAX ? n->nheard : HEARD_MAX;
-	for (i = 0; i < last; i++)
-		if (!memcmp(n->heard[i], gid, 16))
-			return true;
-	return false;
+	return d->net && heard(d->net, gid);
 }
 
 /* The held packets that are due go out. */

@@ -12,8 +12,9 @@
 
 #include "nic/loc.h"
 
-static struct sefa_device *device_by_gid(struct sefa_daemon *d,
-					 const uint8_t gid[16])
+/* The device of this daemon at @gid, or NULL. */
+struct sefa_device *nic_wire_device(struct sefa_daemon *d,
+				    const uint8_t gid[16])
 {
 	unsigned int i;
 
@@ -34,35 +35,18 @@ static struct sefa_device *device_by_lid(struct sefa_daemon *d, uint16_t lid)
 }
 
 /*
- * Answer @req from the device at @gid: the ACK or NAK goes back to the
- * requester's QP with its PSN.
+ * The answer to @req from the device at @gid: back to the requester's QP
+ * with its PSN, and a read's @data.
  */
-void nic_wire_answer(struct nic_engine *eng, const struct sefa_pkt *req,
-		     const uint8_t gid[16], int status, uint8_t rnr_timer)
+static void wire_answer(struct nic_engine *eng, const struct sefa_pkt *req,
+			const uint8_t gid[16], int status, uint8_t rnr_timer,
+			const void *data, uint64_t len)
 {
 	struct sefa_pkt ack = {
 		.op = SEFA_PKT_ACK,
 		.qpt = req->qpt,
 		.status = status,
 		.rnr_timer = rnr_timer,
-		.sqpn = req->dqpn,
-		.dqpn = req->sqpn,
-		.psn = req->psn,
-	};
-
-	memcpy(ack.sgid, gid, sizeof(ack.sgid));
-	memcpy(ack.dgid, req->sgid, sizeof(ack.dgid));
-	eng->xmit(eng, &ack);
-}
-
-/* A read from another host is answered with the data it asked for. */
-void nic_wire_read_resp(struct nic_engine *eng, const struct sefa_pkt *req,
-			const uint8_t gid[16], const void *data, uint64_t len)
-{
-	struct sefa_pkt ack = {
-		.op = SEFA_PKT_ACK,
-		.qpt = req->qpt,
-		.status = EFA_IO_COMP_STATUS_OK,
 		.sqpn = req->dqpn,
 		.dqpn = req->sqpn,
 		.psn = req->psn,
@@ -75,10 +59,24 @@ void nic_wire_read_resp(struct nic_engine *eng, const struct sefa_pkt *req,
 	eng->xmit(eng, &ack);
 }
 
+/* An ACK, or a NAK by its status. */
+void nic_wire_answer(struct nic_engine *eng, const struct sefa_pkt *req,
+		     const uint8_t gid[16], int status, uint8_t rnr_timer)
+{
+	wire_answer(eng, req, gid, status, rnr_timer, NULL, 0);
+}
+
+/* A read from another host is answered with the data it asked for. */
+void nic_wire_read_resp(struct nic_engine *eng, const struct sefa_pkt *req,
+			const uint8_t gid[16], const void *data, uint64_t len)
+{
+	wire_answer(eng, req, gid, EFA_IO_COMP_STATUS_OK, 0, data, len);
+}
+
 void nic_wire_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 {
 	struct sefa_device *dev = pkt->dlid ? device_by_lid(eng->d, pkt->dlid) :
-					      device_by_gid(eng->d, pkt->dgid);
+					      nic_wire_device(eng->d, pkt->dgid);
 
 	if (dev && pkt->op == SEFA_PKT_ACK) {
 		nic_comp_recv(eng, dev, pkt);
