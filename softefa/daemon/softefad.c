@@ -36,7 +36,7 @@ static void usage(FILE *f)
 		"usage: softefad [--run-dir DIR] [--profile efa|extended] [--devices N]\n"
 		"                [--netdev IF] [--abi ioctl|write] [--host-id N]\n"
 		"                [--ready-fd FD] [--log FILE] [--verbose]\n"
-		"                [--wire [--wire-loss PCT] [--wire-reorder PCT]\n"
+		"                [--wire [--sm] [--wire-loss PCT] [--wire-reorder PCT]\n"
 		"                 [--wire-dup PCT] [--wire-delay USEC]]\n");
 }
 
@@ -239,6 +239,7 @@ int main(int argc, char **argv)
 		{ "log", required_argument, NULL, 'l' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "wire", no_argument, NULL, 'w' },
+		{ "sm", no_argument, NULL, 'S' },
 		{ "wire-loss", required_argument, NULL, 'L' },
 		{ "wire-reorder", required_argument, NULL, 'O' },
 		{ "wire-dup", required_argument, NULL, 'U' },
@@ -250,6 +251,7 @@ int main(int argc, char **argv)
 	const char *netdev = NULL, *log = NULL;
 	unsigned long ndev = 1, v;
 	int ready_fd = -1, lfd = -1, c, ret;
+	bool sm = false;
 	char pidpath[PATH_MAX], sockpath[PATH_MAX];
 
 	d->profile = sefa_profile_find("efa");
@@ -327,6 +329,9 @@ int main(int argc, char **argv)
 		case 'w':
 			d->wire.on = true;
 			break;
+		case 'S':
+			sm = true;
+			break;
 		case 'L':
 		case 'O':
 		case 'U':
@@ -354,9 +359,15 @@ int main(int argc, char **argv)
 			netdev ? netdev : "", strerror(-ret));
 		return 1;
 	}
+	/* Alone, a host is its own subnet; on a wire, one host runs the SM. */
+	d->run_sm = !d->wire.on || sm;
 	if (sefa_devices_init(d, ndev) || sefa_mad_init(d)) {
 		fprintf(stderr, "softefad: out of memory\n");
 		return 1;
+	}
+	if (!d->wire.on && sm) {
+		fprintf(stderr, "softefad: --sm needs --wire\n");
+		return 2;
 	}
 	if (!d->wire.on && (d->wire.loss || d->wire.reorder || d->wire.dup ||
 			    d->wire.delay_us)) {
@@ -402,6 +413,10 @@ int main(int argc, char **argv)
 		}
 	}
 	d->engine_tick = sefa_mad_tick;
+	if (d->wire.on && d->profile->has_mad) {
+		d->mad_out = sefa_net_mad_xmit;
+		d->mad_in = sefa_mad_wire_in;
+	}
 	ret = sefa_engine_start(d);
 	if (ret) {
 		fprintf(stderr, "softefad: device engine: %s\n", strerror(-ret));

@@ -123,16 +123,18 @@ hosts_wait_ll() {
 	fail "$ns: no link-local address on eth0: $out"
 }
 
-# Start the daemon of every host.
+# Start the daemon of every host; on a wire, host 1 runs the SM.
 hosts_start() {
-	local i
+	local i sm
 
 	for i in $(seq "$HOSTS_N"); do
 		mkdir -p "$(hdir "$i")"
+		sm=
+		[ "$i" -eq 1 ] && [[ " $* " == *" --wire "* ]] && sm=--sm
 		# shellcheck disable=SC2086
-		on_host "$i" sefa start --netdev eth0 --host-id "$i" "$@" \
+		on_host "$i" sefa start --netdev eth0 --host-id "$i" "$@" $sm \
 			${HOST_OPTS[$i]:-} >/dev/null ||
-			fail "host $i: softefa start --netdev eth0 --host-id $i $*"
+			fail "host $i: softefa start --netdev eth0 --host-id $i $* $sm"
 	done
 }
 

@@ -18,6 +18,35 @@
 
 #include "check_main.h"
 
+#define PEER_ARGS_MAX	32
+
+/*
+ * The peer's command line: this program, or what SEFA_PEER_RUN (words
+ * apart at spaces) runs it under, such as "ip netns exec NS softefa
+ * --run-dir DIR exec --" for a peer on another host.  In the child.
+ */
+static inline void peer_exec(const char *name, const char *fd)
+{
+	char exe[4096], *run = getenv("SEFA_PEER_RUN"), *argv[PEER_ARGS_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int argc = 0;
+	char *tok;
+
+	if (n <= 0)
+		_exit(127);
+	exe[n] = 0;
+	for (tok = run ? strtok(run, " ") : NULL;
+	     tok && argc < PEER_ARGS_MAX - 4; tok = strtok(NULL, " "))
+		argv[argc++] = tok;
+	argv[argc] = run ? exe : (char *)name;
+	argc++;
+	argv[argc++] = "--peer";
+	argv[argc++] = (char *)fd;
+	argv[argc] = NULL;
+	execvp(run ? argv[0] : exe, argv);
+	_exit(127);
+}
+
 /*
  * Start the peer and return this side's socket.  Call it before opening a
  * device: the peer is a new program and must share no fd with this one.
@@ -33,8 +62,7 @@ static inline int peer_spawn(const char *name, pid_t *pid)
 	if (!*pid) {
 		close(sv[0]);
 		snprintf(fd, sizeof(fd), "%d", sv[1]);
-		execl("/proc/self/exe", name, "--peer", fd, (char *)NULL);
-		_exit(127);
+		peer_exec(name, fd);
 	}
 	close(sv[1]);
 	return sv[0];

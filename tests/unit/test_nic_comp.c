@@ -246,6 +246,23 @@ START_TEST(rc_ack_moves_head)
 }
 END_TEST
 
+/*
+ * A local operation (a UMR) retires at the head without a packet: the
+ * receiver's expected PSN did not move, so the next packet keeps this one.
+ */
+START_TEST(rc_local_op_keeps_psn)
+{
+	uint32_t psn = qp->sq_psn;
+
+	snd.no_packet = true;
+	nic_comp_retire(&snd, EFA_IO_COMP_STATUS_OK);
+	ck_assert_uint_eq(qp->sq_ci, 1);
+	ck_assert_uint_eq(qp->sq_psn, psn);
+	send_cqe(0, EFA_IO_COMP_STATUS_OK);
+	ck_assert_int_eq(qp->state, IBV_QPS_RTS);
+}
+END_TEST
+
 /* An RC error fails the QP: its receives complete flushed after it. */
 START_TEST(rc_error_flushes)
 {
@@ -302,6 +319,7 @@ static Suite *comp_suite(void)
 	tcase_add_checked_fixture(rc, setup_rc, fx_teardown);
 	tcase_add_test(rc, rc_rnr_waits);
 	tcase_add_test(rc, rc_ack_moves_head);
+	tcase_add_test(rc, rc_local_op_keeps_psn);
 	tcase_add_test(rc, rc_error_flushes);
 	suite_add_tcase(s, rc);
 	return s;

@@ -56,9 +56,13 @@ int sefa_devices_init(struct sefa_daemon *d, unsigned int ndev)
 		if (d->profile->has_mad)
 			dev->cap_mask = SEFA_CA_CAP_MASK;
 		if (d->profile->has_lid) {
-			/* The daemon is the subnet manager, at LID 1. */
-			dev->lid = 1 + d->host_id * SEFA_MAX_DEVICES + i + 1;
-			dev->sm_lid = 1;
+			/*
+			 * What the SM gives: LIDs apart for each host, and
+			 * its own.  Without a wire, every host runs one.
+			 */
+			dev->lid = SEFA_SM_LID + d->host_id * SEFA_MAX_DEVICES +
+				   i + 1;
+			dev->sm_lid = SEFA_SM_LID;
 		}
 	}
 	return 0;

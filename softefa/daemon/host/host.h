@@ -174,11 +174,38 @@ struct sefa_wire_counters {
 
 struct nic_net;
 
+/*
+ * The fabric's subnet manager, its SA and its port sit at this LID, on
+ * the host that runs it (every host without a wire, the one started with
+ * --sm on one).
+ */
+#define SEFA_SM_LID		1
+#define SEFA_MAD_LEN		256
+#define SEFA_QP1_QKEY		0x80010000U
+#define SEFA_PERMISSIVE_LID	0xffff
+
+/*
+ * A MAD between hosts, as the MAD layer and the NIC hand it to each other:
+ * what a UD packet to QP0 or QP1 carries besides the 256 bytes.  A DLID of
+ * 0xffff on a packet the NIC sends is the SM's sweep, to every port of the
+ * link.
+ */
+struct sefa_mad_frame {
+	uint16_t slid;
+	uint16_t dlid;
+	uint32_t src_qp;
+	uint32_t dst_qp;		/* 0 or 1 */
+	uint8_t sgid[16];		/* the sending port's */
+	uint8_t dgid[16];		/* the receiving device's, on receipt */
+	const uint8_t *mad;
+};
+
 struct sefa_daemon {
 	char run_dir[4096];
 	enum sefa_abi_mode abi;
 	const struct sefa_profile *profile;
 	unsigned int host_id;
+	bool run_sm;			/* the SM/SA is on this host */
 	bool verbose;			/* log every failed request */
 	struct sefa_netdev netdev;
 	struct sefa_wire_opts wire;
@@ -211,6 +238,13 @@ struct sefa_daemon {
 	struct mad_pkt **mad_wire_tail;
 	bool mad_draining;
 	uint32_t mad_last_hi_tid;	/* the hi_tid given last */
+	/*
+	 * MADs to and from other hosts, set when the wire is up: the MAD
+	 * layer gives the NIC the ones no port of this host takes, the NIC
+	 * gives the MAD layer the ones that came.  Under the daemon lock.
+	 */
+	int (*mad_out)(struct sefa_daemon *d, const struct sefa_mad_frame *f);
+	void (*mad_in)(struct sefa_daemon *d, const struct sefa_mad_frame *f);
 };
 
 #ifndef offsetofend

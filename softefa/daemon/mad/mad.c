@@ -421,8 +421,9 @@ static void port_recv(struct sefa_mad_port *port, const struct mad_pkt *pkt)
 	 */
 	s = find_send(agent, pkt);
 	if (!s) {
-		if (!rmpp_agent(agent) && mad_is_rmpp_class(m[MAD_OFF_CLASS]) &&
-		    (m[RMPP_OFF_RTIME_FLAGS] & RMPP_FLAG_ACTIVE))
+		if (agent->all_responses ||
+		    (!rmpp_agent(agent) && mad_is_rmpp_class(m[MAD_OFF_CLASS]) &&
+		     (m[RMPP_OFF_RTIME_FLAGS] & RMPP_FLAG_ACTIVE)))
 			mad_deliver_done(agent, r, pkt);
 		else
 			free(r);
@@ -432,13 +433,67 @@ static void port_recv(struct sefa_mad_port *port, const struct mad_pkt *pkt)
 	mad_send_finish(s);
 }
 
+/* To the port at the packet's DLID: one of this host, else another's. */
 static void wire_deliver(struct sefa_daemon *d, struct mad_pkt *pkt)
 {
 	struct sefa_mad_port *port = pkt->loopback ? pkt->loopback :
 				     port_by_lid(d, pkt->dlid);
+	struct sefa_mad_frame f = {
+		.slid = pkt->slid,
+		.dlid = pkt->dlid,
+		.src_qp = pkt->src_qp,
+		.dst_qp = pkt->dst_qp,
+		.mad = pkt->mad,
+	};
 
-	if (port)
+	if (port) {
 		port_recv(port, pkt);
+		return;
+	}
+	if (!d->mad_out)
+		return;
+	memcpy(f.sgid, pkt->sgid, 16);
+	d->mad_out(d, &f);
+}
+
+static void wire_in(struct sefa_mad_port *port, const struct sefa_mad_frame *f)
+{
+	struct mad_pkt *pkt = calloc(1, sizeof(*pkt));
+
+	if (!pkt)
+		return;
+	pkt->slid = f->slid;
+	pkt->dlid = port->lid;
+	pkt->src_qp = f->src_qp;
+	pkt->dst_qp = f->dst_qp;
+	memcpy(pkt->sgid, f->sgid, 16);
+	memcpy(pkt->dgid, port->gid, 16);
+	memcpy(pkt->mad, f->mad, MAD_SIZE);
+	mad_xmit(port->d, pkt);
+}
+
+/*
+ * A MAD from another host (the NIC's mad_in): to the port at its DLID on
+ * the device it came to, or the SM's sweep to every device's port.  The
+ * RoCEv2 packet had no LRH to carry an SL or a GRH flag: it reads as SL 0,
+ * routed by LID.
+ */
+void sefa_mad_wire_in(struct sefa_daemon *d, const struct sefa_mad_frame *f)
+{
+	struct sefa_mad_port *port;
+	unsigned int i;
+
+	if (f->dlid == MAD_PERMISSIVE_LID) {
+		for (i = 0; i < d->ndev; i++)
+			if (d->dev[i].mad)
+				wire_in(d->dev[i].mad, f);
+	} else {
+		port = port_by_lid(d, f->dlid);
+		if (!port || memcmp(port->gid, f->dgid, 16))
+			return;
+		wire_in(port, f);
+	}
+	mad_run(d);
 }
 
 /* Put a MAD on the wire (taking it); mad_run() delivers it. */
@@ -675,12 +730,15 @@ unsigned int sefa_mad_tick(struct sefa_daemon *d)
 	uint64_t now;
 	unsigned int i, work = 0;
 
-	if (!d->sm_port)
+	if (!d->profile->has_mad)
 		return 0;
 	now = mad_now_ns();
 	for (i = 0; i < d->ndev; i++)
 		work += port_tick(d->dev[i].mad, now);
-	work += port_tick(d->sm_port, now);
+	if (d->sm_port) {
+		work += port_tick(d->sm_port, now);
+		sm_tick(d->sm_port, now);
+	}
 	mad_run(d);
 	return work;
 }
@@ -704,6 +762,7 @@ static struct sefa_mad_port *port_new(struct sefa_daemon *d,
 int sefa_mad_init(struct sefa_daemon *d)
 {
 	unsigned int i;
+	int ret;
 
 	if (!d->profile->has_mad)
 		return 0;
@@ -712,8 +771,14 @@ int sefa_mad_init(struct sefa_daemon *d)
 		if (!d->dev[i].mad)
 			return -ENOMEM;
 	}
+	if (!d->run_sm)
+		return 0;
 	d->sm_port = port_new(d, NULL);
 	if (!d->sm_port)
 		return -ENOMEM;
-	return sa_init(d, d->sm_port);
+	/* at its own LID, sending from the first device's GID */
+	d->sm_port->lid = SEFA_SM_LID;
+	memcpy(d->sm_port->gid, d->dev[0].gid, 16);
+	ret = sm_init(d, d->sm_port);
+	return ret ? ret : sa_init(d->sm_port);
 }

@@ -18,7 +18,7 @@
 
 #include "core/core.h"
 
-#define MAD_SIZE		256
+#define MAD_SIZE		SEFA_MAD_LEN
 #define MAD_HDR_LEN		24
 #define MAD_RMPP_HDR_LEN	36
 #define MAD_RMPP_DATA		(MAD_SIZE - MAD_RMPP_HDR_LEN)	/* 220 */
@@ -30,8 +30,8 @@
 #define MAD_MAX_MSG_LEN		(8U << 20)
 
 #define MAD_BASE_VERSION	1
-#define MAD_QP1_QKEY		0x80010000U
-#define MAD_PERMISSIVE_LID	0xffff
+#define MAD_QP1_QKEY		SEFA_QP1_QKEY
+#define MAD_PERMISSIVE_LID	SEFA_PERMISSIVE_LID
 #define MAD_MAX_CLASS_VERSION	0x83	/* as the kernel's table */
 #define MAD_MAX_CLASS		80	/* plus DR SMPs, 0x81 */
 
@@ -81,6 +81,14 @@ enum {
 	RMPP_STATUS_S2B = 123,
 	RMPP_STATUS_UNV = 125,
 };
+
+/* The SMA's attributes the SM asks every port for. */
+enum {
+	SMP_ATTR_NODE_DESC = 0x0010,
+	SMP_ATTR_NODE_INFO = 0x0011,
+};
+
+#define MAD_NODE_INFO_LEN	40
 
 /* Offsets in a MAD (all fields big-endian). */
 enum {
@@ -263,6 +271,11 @@ struct mad_agent {
 	uint64_t method_mask[2];
 	uint8_t rmpp_version;
 	uint32_t flags;
+	/*
+	 * The daemon's own agent that asks many ports at once: it takes the
+	 * responses to its TIDs that no send waits for.
+	 */
+	bool all_responses;
 	struct mad_send *sends;
 	unsigned int nsends;		/* on sends */
 	size_t send_bytes;		/* RMPP messages they hold */
@@ -278,10 +291,19 @@ struct sefa_mad_port {
 	struct umad_file *sm_holder;	/* the open issmN */
 	/* PortCounters Set clears: what the counters read then */
 	struct sefa_counters pma_base;
+	struct sm_fabric *fabric;	/* the SM's port: the ports it knows */
 };
 
-/* The daemon's SM, its SA and its port, at this LID. */
-#define SEFA_SM_LID		1
+/* A port of the fabric, as the SM knows it (sm.c). */
+struct sm_node {
+	uint16_t lid;
+	bool local;			/* of this host: known, never swept */
+	bool has_desc;
+	uint8_t gid[16];
+	uint8_t node_info[MAD_NODE_INFO_LEN];
+	uint8_t desc[MAD_NODE_DESC_LEN];
+	uint64_t seen_ns;
+};
 
 struct mad_reg {
 	uint8_t qpn;
@@ -332,8 +354,12 @@ void mad_node_info(const struct sefa_device *dev, uint8_t *ni);
 void mad_node_desc(const struct sefa_daemon *d, const struct sefa_device *dev,
 		   uint8_t *desc);
 
-/* sa.c: the daemon's SM and SA */
-int sa_init(struct sefa_daemon *d, struct sefa_mad_port *port);
+/* sm.c: the SM's view of the fabric; sa.c: its SA */
+int sm_init(struct sefa_daemon *d, struct sefa_mad_port *port);
+void sm_tick(struct sefa_mad_port *port, uint64_t now);
+const struct sm_node *sm_nodes(const struct sefa_mad_port *port,
+			       unsigned int *n);
+int sa_init(struct sefa_mad_port *port);
 
 /* umad.c */
 void umad_queue(struct umad_file *f, struct mad_agent *agent,
@@ -342,6 +368,7 @@ void umad_queue(struct umad_file *f, struct mad_agent *agent,
 /* mad.c: the MAD layer; umad.c: the umad and issm files */
 int sefa_mad_init(struct sefa_daemon *d);
 unsigned int sefa_mad_tick(struct sefa_daemon *d);
+void sefa_mad_wire_in(struct sefa_daemon *d, const struct sefa_mad_frame *f);
 int sefa_umad_open(struct sefa_client *c, unsigned int index, bool issm,
 		   bool nonblock, pthread_mutex_t *held);
 int64_t sefa_umad_call(struct sefa_client *c, const struct sefa_req *req);

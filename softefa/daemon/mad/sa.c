@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The daemon's subnet manager: it assigned the LIDs (device.c) and sits at
- * SEFA_SM_LID, where its SA answers NodeRecord and PathRecord queries (Get
- * and GetTable, the table through kernel RMPP) and its port SMInfo
- * (mad_local.c).  The subnet is this daemon's devices.
+ * The subnet administrator, on the SM's port at SEFA_SM_LID: NodeRecord and
+ * PathRecord queries (Get and GetTable, the table through kernel RMPP) about
+ * the ports the SM knows (sm.c).  The port's SMA answers SMInfo
+ * (mad_local.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -88,19 +88,21 @@ static int add_record(struct sa_query *q, const uint8_t *rec)
 	return 0;
 }
 
-static int node_records(struct sefa_daemon *d, struct sa_query *q)
+static int node_records(const struct sefa_mad_port *port, struct sa_query *q)
 {
 	uint8_t rec[NODE_RECORD_LEN];
-	unsigned int i;
+	const struct sm_node *node;
+	unsigned int i, n;
 	int ret;
 
-	for (i = 0; i < d->ndev; i++) {
-		const struct sefa_device *dev = &d->dev[i];
-
+	node = sm_nodes(port, &n);
+	for (i = 0; i < n; i++) {
+		if (!node[i].has_desc)
+			continue;
 		memset(rec, 0, sizeof(rec));
-		put16(rec, dev->lid);
-		mad_node_info(dev, rec + 4);
-		mad_node_desc(d, dev, rec + 44);
+		put16(rec, node[i].lid);
+		memcpy(rec + 4, node[i].node_info, MAD_NODE_INFO_LEN);
+		memcpy(rec + 44, node[i].desc, MAD_NODE_DESC_LEN);
 		ret = add_record(q, rec);
 		if (ret)
 			return ret;
@@ -108,20 +110,22 @@ static int node_records(struct sefa_daemon *d, struct sa_query *q)
 	return 0;
 }
 
-/* Every port reaches every port (itself too) in one hop of this subnet. */
-static int path_records(struct sefa_daemon *d, struct sa_query *q)
+/* Every port reaches every port (itself too) in one hop of the subnet. */
+static int path_records(const struct sefa_mad_port *port, struct sa_query *q)
 {
 	uint8_t rec[PATH_RECORD_LEN];
-	unsigned int s, t;
+	const struct sm_node *node;
+	unsigned int s, t, n;
 	int ret;
 
-	for (s = 0; s < d->ndev; s++) {
-		for (t = 0; t < d->ndev; t++) {
+	node = sm_nodes(port, &n);
+	for (s = 0; s < n; s++) {
+		for (t = 0; t < n; t++) {
 			memset(rec, 0, sizeof(rec));
-			memcpy(rec + 8, d->dev[t].gid, 16);
-			memcpy(rec + 24, d->dev[s].gid, 16);
-			put16(rec + 40, d->dev[t].lid);
-			put16(rec + 42, d->dev[s].lid);
+			memcpy(rec + 8, node[t].gid, 16);
+			memcpy(rec + 24, node[s].gid, 16);
+			put16(rec + 40, node[t].lid);
+			put16(rec + 42, node[s].lid);
 			rec[49] = 0x80 | 1;	/* reversible, one path */
 			put16(rec + 50, 0xffff);
 			rec[54] = 2 << 6 | 5;	/* exactly 4096 */
@@ -139,7 +143,6 @@ static int path_records(struct sefa_daemon *d, struct sa_query *q)
 static void sa_answer(struct mad_agent *agent, const struct mad_pkt *pkt,
 		      const uint8_t *req)
 {
-	struct sefa_daemon *d = agent->port->d;
 	uint8_t method = req[MAD_OFF_METHOD];
 	struct sa_query q = {
 		.tmpl = req + MAD_SA_HDR_LEN,
@@ -172,8 +175,9 @@ static void sa_answer(struct mad_agent *agent, const struct mad_pkt *pkt,
 	}
 	if (!status) {
 		q.slot = (q.rec_len + 7) & ~7UL;
-		ret = q.fields == node_fields ? node_records(d, &q) :
-						path_records(d, &q);
+		ret = q.fields == node_fields ?
+			node_records(agent->port, &q) :
+			path_records(agent->port, &q);
 		if (ret)
 			goto out;
 		if (method == MAD_METHOD_GET && q.n != 1)
@@ -226,7 +230,7 @@ static void sa_recv(struct mad_agent *agent, struct mad_recv *r,
 }
 
 /* The SA: a kernel-RMPP agent on the SM's port, for Get and GetTable. */
-int sa_init(struct sefa_daemon *d, struct sefa_mad_port *port)
+int sa_init(struct sefa_mad_port *port)
 {
 	struct mad_reg reg = {
 		.qpn = 1,
@@ -241,8 +245,6 @@ int sa_init(struct sefa_daemon *d, struct sefa_mad_port *port)
 
 	if (!agent)
 		return -ENOMEM;
-	port->lid = SEFA_SM_LID;
-	memcpy(port->gid, d->dev[0].gid, 16);
 	agent->handler = sa_recv;
 	ret = mad_agent_register(port, &reg, agent);
 	if (ret)

@@ -101,7 +101,9 @@ void nic_comp_retire(struct nic_send *s, int status)
 	qp->rnr_due_ns = 0;
 	qp->rnr_tries = 0;
 	qp->sq_ci++;
-	qp->sq_psn = (qp->sq_psn + 1) & 0xffffff;
+	/* The receiver expects the next PSN only after a packet took one. */
+	if (!s->no_packet)
+		qp->sq_psn = (qp->sq_psn + 1) & 0xffffff;
 	complete_send(qp, s->wqe, status);
 	drop_pending(s);
 	if (status != EFA_IO_COMP_STATUS_OK)

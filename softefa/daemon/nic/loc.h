@@ -124,6 +124,7 @@ struct nic_send {
 	bool at_head;			/* RC: on the SQ until it retires */
 	struct sefa_pending *retry;	/* SRD: its entry, when sent again */
 	unsigned int rnr_done;		/* RNR retries, this one included */
+	bool no_packet;			/* a local operation, or refused */
 	enum nic_send_state state;
 };
 

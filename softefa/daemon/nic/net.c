@@ -61,6 +61,18 @@ struct lid_entry {
 	uint8_t gid[16];
 };
 
+#define LID_WAITS_MAX	64
+
+/* A MAD whose LID was asked for, ready to go (lid_wait()). */
+struct lid_wait {
+	struct lid_wait *next;
+	uint16_t lid;
+	int fd;
+	uint64_t expire_ns;
+	size_t len;
+	uint8_t data[];
+};
+
 struct nic_net {
 	int fd[SEFA_MAX_DEVICES];
 	bool added[SEFA_MAX_DEVICES];	/* the GID was ours to add */
@@ -68,11 +80,19 @@ struct nic_net {
 	struct lid_entry lids[LIDS_MAX];	/* a ring, newest last */
 	unsigned int nlids;
 	uint64_t lid_asked_ns;
+	struct lid_wait *waits;
+	unsigned int nwaits;
 	uint64_t rng;
 	struct held_pkt *held;		/* by due time */
 	/* GIDs that answered or asked something, newest last, a ring. */
 	uint8_t heard[HEARD_MAX][16];
 	unsigned int nheard;
+	/*
+	 * After a nap, the sockets it found readable (bit i: device i, bit
+	 * ndev: the LID queries'): the next pass reads only those.
+	 */
+	bool napped;
+	uint32_t ready;
 	uint8_t tx[NIC_FRAME_MAX];
 	uint8_t rx[RX_BATCH][NIC_FRAME_MAX];
 };
@@ -158,6 +178,7 @@ void sefa_net_close(struct sefa_daemon *d)
 {
 	struct nic_net *n = d->net;
 	struct held_pkt *h;
+	struct lid_wait *w;
 	unsigned int i;
 
 	if (!n)
@@ -173,6 +194,10 @@ void sefa_net_close(struct sefa_daemon *d)
 	while ((h = n->held)) {
 		n->held = h->next;
 		free(h);
+	}
+	while ((w = n->waits)) {
+		n->waits = w->next;
+		free(w);
 	}
 	free(n);
 	d->net = NULL;
@@ -241,11 +266,10 @@ static int hold(struct nic_net *n, uint64_t due_ns, int fd,
 	return 0;
 }
 
-/* Onto the network, through the faults asked for. */
-static void send_faulty(struct nic_engine *eng, int fd,
+/* n->tx onto the network, through the faults asked for. */
+static void send_faulty(struct sefa_daemon *d, uint64_t now, int fd,
 			const struct sockaddr_in6 *to, size_t len)
 {
-	struct sefa_daemon *d = eng->d;
 	const struct sefa_wire_opts *o = &d->wire;
 	struct nic_net *n = d->net;
 	uint64_t delay = o->delay_us * 1000ULL;
@@ -264,7 +288,7 @@ static void send_faulty(struct nic_engine *eng, int fd,
 		delay += REORDER_NS;
 	}
 	while (copies--) {
-		if (!delay || hold(n, eng->now + delay, fd, to, n->tx, len))
+		if (!delay || hold(n, now + delay, fd, to, n->tx, len))
 			send_now(d, fd, to, n->tx, len);
 	}
 }
@@ -311,19 +335,114 @@ static void lid_learn(struct nic_net *n, uint16_t lid, const uint8_t gid[16])
  * Where @lid is, if known; else the link is asked (now and then), and the
  * packet waiting for it is lost to its requester's timer.
  */
-static const uint8_t *lid_route(struct nic_engine *eng, int fd, uint16_t lid)
+static const uint8_t *lid_route(struct sefa_daemon *d, uint64_t now, int fd,
+				uint16_t lid)
 {
-	struct nic_net *n = eng->d->net;
+	struct nic_net *n = d->net;
 	const uint8_t *gid = lid_gid(n, lid);
 	struct sockaddr_in6 to;
 
-	if (gid || eng->now - n->lid_asked_ns < LID_QUERY_NS)
+	if (gid || now - n->lid_asked_ns < LID_QUERY_NS)
 		return gid;
-	n->lid_asked_ns = eng->now;
-	gid_sockaddr(eng->d, lid_group, &to);
+	n->lid_asked_ns = now;
+	gid_sockaddr(d, lid_group, &to);
 	lid_pkt(n->tx, OP_LID_QUERY, lid);
-	send_now(eng->d, fd, &to, n->tx, LID_PKT_LEN);
+	send_now(d, fd, &to, n->tx, LID_PKT_LEN);
 	return NULL;
+}
+
+/*
+ * A MAD for a LID not known yet waits for the answer to the query, as a
+ * packet waits for neighbour discovery: a MAD's sender would otherwise
+ * wait its whole timeout.  Data packets do not; their requester resends.
+ */
+static void lid_wait(struct nic_net *n, uint64_t now, uint16_t lid, int fd,
+		     size_t len)
+{
+	struct lid_wait *w;
+
+	if (n->nwaits >= LID_WAITS_MAX)
+		return;
+	w = malloc(sizeof(*w) + len);
+	if (!w)
+		return;
+	w->lid = lid;
+	w->fd = fd;
+	w->expire_ns = now + LID_QUERY_NS;
+	w->len = len;
+	memcpy(w->data, n->tx, len);
+	w->next = n->waits;
+	n->waits = w;
+	n->nwaits++;
+}
+
+/* The MADs waiting for @lid go (@gid known), or those expired are lost. */
+static void lid_waits_run(struct sefa_daemon *d, uint64_t now, uint16_t lid,
+			  const uint8_t *gid)
+{
+	struct nic_net *n = d->net;
+	struct lid_wait **pp = &n->waits, *w;
+	struct sockaddr_in6 to;
+
+	while ((w = *pp)) {
+		if (gid ? w->lid != lid : w->expire_ns > now) {
+			pp = &w->next;
+			continue;
+		}
+		*pp = w->next;
+		n->nwaits--;
+		if (gid) {
+			gid_sockaddr(d, gid, &to);
+			memcpy(n->tx, w->data, w->len);
+			send_faulty(d, now, w->fd, &to, w->len);
+		}
+		free(w);
+	}
+}
+
+/*
+ * A MAD to another host: a UD SEND with immediate to QP0 or QP1, the LIDs
+ * (which RoCEv2 has no header for) in the immediate data.  Under the daemon
+ * lock, from any thread.
+ */
+int sefa_net_mad_xmit(struct sefa_daemon *d, const struct sefa_mad_frame *f)
+{
+	struct nic_net *n = d->net;
+	struct sefa_device *dev = n ? nic_wire_device(d, f->sgid) : NULL;
+	struct sefa_pkt pkt = {
+		.op = SEFA_PKT_SEND,
+		.qpt = IBV_QPT_UD,
+		.flags = SEFA_PKT_IMM,
+		.sqpn = f->src_qp,
+		.dqpn = f->dst_qp,
+		.qkey = f->dst_qp ? SEFA_QP1_QKEY : 0,
+		.imm = (uint32_t)f->slid << 16 | f->dlid,
+		.len = SEFA_MAD_LEN,
+		.data = f->mad,
+	};
+	uint64_t now = mono_ns();
+	const uint8_t *dgid = lid_group;
+	struct sockaddr_in6 to;
+	size_t len;
+	int fd;
+
+	if (!dev)
+		return -EHOSTUNREACH;
+	fd = n->fd[dev->index];
+	/* first, as it may send a query from n->tx */
+	if (f->dlid != SEFA_PERMISSIVE_LID)
+		dgid = lid_route(d, now, fd, f->dlid);
+	len = nic_frame_hdr(&pkt, SEFA_MAD_LEN, n->tx);
+	memcpy(n->tx + len, f->mad, SEFA_MAD_LEN);
+	len += SEFA_MAD_LEN;
+	len += nic_frame_trailer(SEFA_MAD_LEN, n->tx + len);
+	if (!dgid) {
+		lid_wait(n, now, f->dlid, fd, len);
+		return 0;
+	}
+	gid_sockaddr(d, dgid, &to);
+	send_faulty(d, now, fd, &to, len);
+	return 0;
 }
 
 /*
@@ -347,7 +466,7 @@ int nic_net_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 	if (!dev)
 		return -EHOSTUNREACH;
 	if (pkt->dlid) {
-		dgid = lid_route(eng, n->fd[dev->index], pkt->dlid);
+		dgid = lid_route(d, eng->now, n->fd[dev->index], pkt->dlid);
 		if (!dgid)
 			return -EHOSTUNREACH;
 	}
@@ -371,7 +490,7 @@ int nic_net_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 	hdr += len;
 	hdr += nic_frame_trailer(len, n->tx + hdr);
 	gid_sockaddr(d, dgid, &to);
-	send_faulty(eng, n->fd[dev->index], &to, hdr);
+	send_faulty(d, eng->now, n->fd[dev->index], &to, hdr);
 	return 0;
 }
 
@@ -421,10 +540,12 @@ static unsigned int send_held(struct nic_engine *eng)
  * the answer to ours: the GID it came from.  Returns false if @buf is not
  * one.
  */
-static bool lid_recv(struct sefa_daemon *d, const uint8_t *buf, size_t len,
+static bool lid_recv(struct nic_engine *eng, const uint8_t *buf, size_t len,
 		     const struct sockaddr_in6 *from)
 {
+	struct sefa_daemon *d = eng->d;
 	struct nic_net *n = d->net;
+	const uint8_t *gid = (const uint8_t *)&from->sin6_addr;
 	uint16_t lid;
 	unsigned int i;
 
@@ -433,15 +554,60 @@ static bool lid_recv(struct sefa_daemon *d, const uint8_t *buf, size_t len,
 		return false;
 	lid = buf[12] << 8 | buf[13];
 	if (buf[0] == OP_LID_REPLY) {
-		lid_learn(n, lid, (const uint8_t *)&from->sin6_addr);
+		lid_learn(n, lid, gid);
+		lid_waits_run(d, eng->now, lid, gid);
 		return true;
 	}
+	if (!lid)
+		return true;
+	/* The SM's port answers from the first device's GID, which it uses. */
+	if (lid == SEFA_SM_LID && d->sm_port && d->ndev) {
+		lid_pkt(n->tx, OP_LID_REPLY, lid);
+		send_now(d, n->fd[0], from, n->tx, LID_PKT_LEN);
+	}
 	for (i = 0; i < d->ndev; i++) {
-		if (!lid || d->dev[i].lid != lid)
+		if (d->dev[i].lid != lid)
 			continue;
 		lid_pkt(n->tx, OP_LID_REPLY, lid);
 		send_now(d, n->fd[i], from, n->tx, LID_PKT_LEN);
 	}
+	return true;
+}
+
+/*
+ * A MAD from another host, to the MAD layer: one to a device's socket for
+ * the port at its DLID, or the SM's sweep to every port.  The LID it came
+ * from is learnt, as a neighbour table learns from traffic, so that the
+ * answer needs no query.  Returns false if @pkt is not a MAD.
+ */
+static bool mad_recv(struct nic_engine *eng, struct sefa_device *dev,
+		     const struct sefa_pkt *pkt)
+{
+	struct sefa_daemon *d = eng->d;
+	struct sefa_mad_frame f = {
+		.slid = pkt->imm >> 16,
+		.dlid = (uint16_t)pkt->imm,
+		.src_qp = pkt->sqpn,
+		.dst_qp = pkt->dqpn,
+		.mad = pkt->data,
+	};
+
+	if (pkt->qpt != IBV_QPT_UD || pkt->dqpn > 1)
+		return false;
+	if (!d->mad_in || !(pkt->flags & SEFA_PKT_IMM) ||
+	    pkt->len != SEFA_MAD_LEN || !f.slid ||
+	    f.slid == SEFA_PERMISSIVE_LID ||
+	    (!dev && f.dlid != SEFA_PERMISSIVE_LID)) {
+		d->wire_cnt.rx_bad++;
+		return true;
+	}
+	d->wire_cnt.rx_pkts++;
+	memcpy(f.sgid, pkt->sgid, 16);
+	if (dev)
+		memcpy(f.dgid, dev->gid, 16);
+	lid_learn(d->net, f.slid, f.sgid);
+	note_heard(d->net, f.sgid);
+	d->mad_in(d, &f);
 	return true;
 }
 
@@ -452,14 +618,20 @@ static void deliver(struct nic_engine *eng, struct sefa_device *dev,
 	struct sefa_daemon *d = eng->d;
 	struct sefa_pkt pkt;
 
-	if (lid_recv(d, buf, len, from))
+	if (lid_recv(eng, buf, len, from))
 		return;
-	if (!dev || nic_frame_parse(buf, len, &pkt)) {
+	if (nic_frame_parse(buf, len, &pkt)) {
+		d->wire_cnt.rx_bad++;
+		return;
+	}
+	memcpy(pkt.sgid, &from->sin6_addr, 16);
+	if (mad_recv(eng, dev, &pkt))
+		return;
+	if (!dev) {
 		d->wire_cnt.rx_bad++;
 		return;
 	}
 	d->wire_cnt.rx_pkts++;
-	memcpy(pkt.sgid, &from->sin6_addr, 16);
 	memcpy(pkt.dgid, dev->gid, 16);
 	note_heard(d->net, pkt.sgid);
 	if (pkt.op == SEFA_PKT_ACK)
@@ -482,10 +654,14 @@ unsigned int nic_net_poll(struct nic_engine *eng)
 	if (!n)
 		return 0;
 	work += send_held(eng);
+	if (n->waits)
+		lid_waits_run(d, eng->now, 0, NULL);
 	/* the devices' sockets, then the link's LID queries */
 	for (i = 0; i <= d->ndev; i++) {
 		int fd = i < d->ndev ? n->fd[i] : n->mc_fd;
 
+		if (n->napped && !(n->ready & 1U << i))
+			continue;
 		memset(msg, 0, sizeof(msg));
 		for (k = 0; k < RX_BATCH; k++) {
 			iov[k].iov_base = n->rx[k];
@@ -507,13 +683,15 @@ unsigned int nic_net_poll(struct nic_engine *eng)
 		}
 		work += got > 0 ? got : 0;
 	}
+	n->napped = false;
 	return work;
 }
 
 /*
  * The engine's nap: with a wire, until a packet comes, one held back is
  * due, or @ns pass.  Called without the daemon lock, so it reads only what
- * does not change while the engine runs.
+ * does not change while the engine runs, and writes only what the engine
+ * thread alone uses.
  */
 void nic_net_wait(struct sefa_daemon *d, long ns)
 {
@@ -530,5 +708,13 @@ void nic_net_wait(struct sefa_daemon *d, long ns)
 		pfd[i].fd = i < d->ndev ? n->fd[i] : n->mc_fd;
 		pfd[i].events = POLLIN;
 	}
-	ppoll(pfd, d->ndev + 1, &ts, NULL);
+	n->ready = 0;
+	if (ppoll(pfd, d->ndev + 1, &ts, NULL) < 0) {
+		n->napped = false;	/* interrupted: look at every socket */
+		return;
+	}
+	for (i = 0; i <= d->ndev; i++)
+		if (pfd[i].revents)
+			n->ready |= 1U << i;
+	n->napped = true;
 }

@@ -12,6 +12,7 @@
 /* net.c: the wire to other hosts, before the engine starts, after it stops */
 int sefa_net_open(struct sefa_daemon *d);
 void sefa_net_close(struct sefa_daemon *d);
+int sefa_net_mad_xmit(struct sefa_daemon *d, const struct sefa_mad_frame *f);
 
 /* task.c */
 int sefa_engine_start(struct sefa_daemon *d);

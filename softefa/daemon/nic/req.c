@@ -282,6 +282,7 @@ void nic_req_exec(struct nic_engine *eng, struct nic_send *s)
 	struct sefa_pkt pkt = {};
 	int st;
 
+	s->no_packet = true;
 	if (!wqe_whole(s->wqe)) {
 		nic_comp_retire(s, EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR);
 		return;
@@ -296,6 +297,7 @@ void nic_req_exec(struct nic_engine *eng, struct nic_send *s)
 		nic_comp_retire(s, st);
 		return;
 	}
+	s->no_packet = false;
 	req_xmit(eng, s, &pkt);
 }
 
