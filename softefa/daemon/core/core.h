@@ -58,6 +58,7 @@ struct sefa_client {
 	struct sefa_event_file *async;
 	struct sefa_event_file *channels;
 	atomic_uint nobjects;
+	uint64_t pinned_pages;		/* of its memory regions */
 
 	struct sefa_uobj **uobj;	/* handle table */
 	unsigned int nuobj;
@@ -106,6 +107,11 @@ int sefa_request(struct sefa_cmd *cmd, void *req, size_t size);
 int sefa_response(struct sefa_cmd *cmd, const void *resp, size_t size);
 int sefa_udata_in(struct sefa_cmd *cmd, void *req, size_t size);
 int sefa_udata_out(struct sefa_cmd *cmd, const void *resp, size_t size);
+
+/* charge.c: pinned pages, per process (the kernel's mm->pinned_vm). */
+int sefa_pin(struct sefa_client *c, uint64_t addr, uint64_t len,
+	     struct sefa_mm **mm, uint64_t *npages);
+void sefa_unpin(struct sefa_client *c, struct sefa_mm *mm, uint64_t npages);
 
 /* shm.c */
 struct sefa_shm *sefa_shm_new(size_t len);

@@ -173,6 +173,7 @@ struct sefa_wire_counters {
 };
 
 struct nic_net;
+struct sefa_mm;
 
 struct sefa_daemon {
 	char run_dir[4096];
@@ -202,6 +203,7 @@ struct sefa_daemon {
 	uint64_t activity;		/* bumped by commands, wakes the engine */
 	struct sefa_client *clients;
 	unsigned int nclients;
+	struct sefa_mm *mms;		/* processes with pinned memory */
 	int stop_pipe[2];
 
 	/* The MAD layer (mad.h), when the profile has one. */
