@@ -2,7 +2,8 @@
 /*
  * What a client may make the daemon hold, on the NIC fixture's host, where
  * the client is this very process: the pages its regions pin against its
- * own RLIMIT_MEMLOCK (CAP_IPC_LOCK dropped first, as root keeps it).
+ * own RLIMIT_MEMLOCK (CAP_IPC_LOCK dropped first, as root keeps it), and
+ * the caps on objects and queue memory per file.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -100,6 +101,47 @@ START_TEST(limit)
 }
 END_TEST
 
+START_TEST(object_cap)
+{
+	struct sefa_pd *pd = fx_pd(0), *more;
+	struct sefa_mr *mr;
+
+	fx_d.caps.max_objects = 2;
+	ck_assert_int_eq(reg(pd, 0, 1, &mr), 0);
+	ck_assert_int_eq(sefa_pd_alloc(pd->uobj.c, &more), -EAGAIN);
+	/* and a region refused for it pins nothing */
+	ck_assert_int_eq(sefa_mr_dereg(mr), 0);
+	ck_assert_int_eq(sefa_pd_alloc(pd->uobj.c, &more), 0);
+	ck_assert_int_eq(reg(pd, 0, 1, &mr), -EAGAIN);
+	ck_assert_uint_eq(pd->uobj.c->pinned_pages, 0);
+	ck_assert_int_eq(sefa_pd_destroy(more), 0);
+}
+END_TEST
+
+START_TEST(queue_cap)
+{
+	struct sefa_client *c = fx_pd(0)->uobj.c;
+	struct sefa_shm *a, *b;
+
+	fx_d.caps.max_queue_bytes = 3 * SEFA_PAGE_SIZE;
+	a = sefa_shm_new(c, SEFA_PAGE_SIZE + 1);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_uint_eq(c->queue_bytes, 2 * SEFA_PAGE_SIZE);
+	ck_assert_ptr_null(sefa_shm_new(c, 2 * SEFA_PAGE_SIZE));
+	ck_assert_uint_eq(c->queue_bytes, 2 * SEFA_PAGE_SIZE);
+	b = sefa_shm_new(c, SEFA_PAGE_SIZE);
+	ck_assert_ptr_nonnull(b);
+	/* a mapping's reference keeps the memory charged */
+	sefa_shm_get(a);
+	sefa_shm_put(a);
+	ck_assert_uint_eq(c->queue_bytes, 3 * SEFA_PAGE_SIZE);
+	sefa_shm_put(a);
+	ck_assert_uint_eq(c->queue_bytes, SEFA_PAGE_SIZE);
+	sefa_shm_put(b);
+	ck_assert_uint_eq(c->queue_bytes, 0);
+}
+END_TEST
+
 static Suite *charge_suite(void)
 {
 	Suite *s = suite_create("charge");
@@ -108,6 +150,8 @@ static Suite *charge_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, pages_touched);
 	tcase_add_test(tc, limit);
+	tcase_add_test(tc, object_cap);
+	tcase_add_test(tc, queue_cap);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -3,7 +3,9 @@
  * What a client may make the daemon hold.  Registered memory is pinned
  * memory as ib_umem_get() counts it: pages, in the registering process's
  * mm->pinned_vm, against that process's RLIMIT_MEMLOCK unless it has
- * CAP_IPC_LOCK.
+ * CAP_IPC_LOCK.  Objects and queue memory are this daemon's own caps per
+ * open device file (struct sefa_caps), so that no client makes it hold
+ * without bound.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -126,4 +128,35 @@ void sefa_unpin(struct sefa_client *c, struct sefa_mm *mm, uint64_t npages)
 	mm->pinned -= npages;
 	c->pinned_pages -= npages;
 	mm_put(c->d, mm);
+}
+
+/*
+ * One more object on @c's file.  Over the cap the answer is -EAGAIN: the
+ * kernel's own per-group object cap, the rdma cgroup's hca_object, is what
+ * refuses a uobject there (rdmacg_try_charge()), and it says EAGAIN.
+ */
+int sefa_charge_object(struct sefa_client *c)
+{
+	unsigned int max = c->d->caps.max_objects;
+
+	return max && c->nobjects >= max ? -EAGAIN : 0;
+}
+
+/*
+ * @len more bytes of rings or doorbells for @c.  Over the cap the answer
+ * is -ENOMEM, as when the kernel cannot allocate a queue's memory.
+ */
+int sefa_charge_queue(struct sefa_client *c, uint64_t len)
+{
+	uint64_t max = c->d->caps.max_queue_bytes;
+
+	if (max && (len > max || c->queue_bytes > max - len))
+		return -ENOMEM;
+	c->queue_bytes += len;
+	return 0;
+}
+
+void sefa_uncharge_queue(struct sefa_client *c, uint64_t len)
+{
+	c->queue_bytes -= len;
 }

@@ -19,7 +19,11 @@ int sefa_uobj_add(struct sefa_client *c, struct sefa_uobj *u,
 		  enum sefa_obj_type type)
 {
 	unsigned int i;
+	int ret;
 
+	ret = sefa_charge_object(c);
+	if (ret)
+		return ret;
 	for (i = 0; i < c->nuobj; i++)
 		if (!c->uobj[i])
 			break;
