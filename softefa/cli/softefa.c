@@ -46,7 +46,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: softefa [--run-dir DIR] COMMAND [ARGS]\n"
 		"  start [--profile efa|extended] [--devices N] [--netdev IF]\n"
-		"        [--abi ioctl|write] [--host-id N]\n"
+		"        [--abi ioctl|write] [--host-id N] [--wire [--sm] ...]\n"
+		"        (every softefad option: softefad --help)\n"
 		"  stop\n"
 		"  status\n"
 		"  stats\n"

@@ -190,7 +190,36 @@ static size_t wire_text(char *buf, size_t len, const struct sefa_daemon *d)
 	return n < 0 ? 0 : (size_t)n;
 }
 
-/* Per-device counters, one line per live QP, then the wire's. */
+/*
+ * What each open device file makes the daemon hold: objects, rings and
+ * doorbells, and the memory its regions pin, in bytes.
+ */
+static size_t holdings_text(char *buf, size_t len, struct sefa_daemon *d)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	const struct sefa_client *c;
+	size_t off = 0;
+	int n;
+
+	for (c = d->clients; c && off < len; c = c->next) {
+		if (!c->dev)
+			continue;
+		n = snprintf(buf + off, len - off,
+			     "client pid %d device %s objects %u queue_bytes %llu pinned_bytes %llu\n",
+			     (int)c->pid, c->dev->name, c->nobjects,
+			     (unsigned long long)c->queue_bytes,
+			     (unsigned long long)(c->pinned_pages * page));
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+	return off;
+}
+
+/*
+ * Per-device counters, one line per live QP, the wire's, then each
+ * client's holdings.
+ */
 static void stats_text(struct sefa_daemon *d, char *buf, size_t len)
 {
 	size_t off = 0;
@@ -220,6 +249,8 @@ static void stats_text(struct sefa_daemon *d, char *buf, size_t len)
 	}
 	if (off < len)
 		off += wire_text(buf + off, len - off, d);
+	if (off < len)
+		off += holdings_text(buf + off, len - off, d);
 	pthread_mutex_unlock(&d->lock);
 }
 

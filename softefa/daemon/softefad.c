@@ -28,6 +28,11 @@ static struct sefa_daemon daemon_state = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.sm_cond = PTHREAD_COND_INITIALIZER,
 	.stop_pipe = { -1, -1 },
+	/*
+	 * Far above what one program's verbs use (the device's largest QP
+	 * takes under 2 MiB of rings), yet a bound.
+	 */
+	.caps = { .max_objects = 65536, .max_queue_bytes = 512ULL << 20 },
 };
 
 static void usage(FILE *f)
@@ -36,6 +41,7 @@ static void usage(FILE *f)
 		"usage: softefad [--run-dir DIR] [--profile efa|extended] [--devices N]\n"
 		"                [--netdev IF] [--abi ioctl|write] [--host-id N]\n"
 		"                [--ready-fd FD] [--log FILE] [--verbose]\n"
+		"                [--max-objects N] [--max-queue-mem BYTES[K|M|G]]\n"
 		"                [--wire [--sm] [--wire-loss PCT] [--wire-reorder PCT]\n"
 		"                 [--wire-dup PCT] [--wire-delay USEC]]\n");
 }
@@ -76,6 +82,36 @@ static int parse_wire(int c, const char *arg, struct sefa_wire_opts *w)
 	default:
 		w->delay_us = v;
 	}
+	return 0;
+}
+
+/* --max-objects N, --max-queue-mem BYTES with an optional K, M or G. */
+static int parse_caps(int c, const char *arg, struct sefa_caps *caps)
+{
+	static const char units[] = "KMG";
+	unsigned int shift = 0;
+	unsigned long long v;
+	const char *u;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	u = c == 'Q' && *end ? strchr(units, *end) : NULL;
+	if (u && !end[1]) {
+		shift = 10 * (unsigned int)(u - units + 1);
+		end++;
+	}
+	if (errno || *arg < '0' || *arg > '9' || *end || !v ||
+	    v > (c == 'Q' ? UINT64_MAX >> shift : 1ULL << 20)) {
+		fprintf(stderr, c == 'Q' ?
+			"softefad: --max-queue-mem takes a positive size (BYTES, or with K, M or G)\n" :
+			"softefad: --max-objects takes 1 to 1048576\n");
+		return -EINVAL;
+	}
+	if (c == 'Q')
+		caps->max_queue_bytes = v << shift;
+	else
+		caps->max_objects = v;
 	return 0;
 }
 
@@ -244,6 +280,8 @@ int main(int argc, char **argv)
 		{ "wire-reorder", required_argument, NULL, 'O' },
 		{ "wire-dup", required_argument, NULL, 'U' },
 		{ "wire-delay", required_argument, NULL, 'D' },
+		{ "max-objects", required_argument, NULL, 'M' },
+		{ "max-queue-mem", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -337,6 +375,11 @@ int main(int argc, char **argv)
 		case 'U':
 		case 'D':
 			if (parse_wire(c, optarg, &d->wire))
+				return 2;
+			break;
+		case 'M':
+		case 'Q':
+			if (parse_caps(c, optarg, &d->caps))
 				return 2;
 			break;
 		case 'h':

@@ -15,6 +15,7 @@ struct sefa_shm {
 	void *addr;
 	size_t len;
 	unsigned int refs;
+	struct sefa_client *owner;	/* whose queue memory it is */
 };
 
 struct sefa_mmap_entry {
@@ -58,6 +59,8 @@ struct sefa_client {
 	struct sefa_event_file *async;
 	struct sefa_event_file *channels;
 	atomic_uint nobjects;
+	uint64_t queue_bytes;		/* rings and doorbells it holds */
+	uint64_t pinned_pages;		/* of its memory regions */
 
 	struct sefa_uobj **uobj;	/* handle table */
 	unsigned int nuobj;
@@ -107,8 +110,19 @@ int sefa_response(struct sefa_cmd *cmd, const void *resp, size_t size);
 int sefa_udata_in(struct sefa_cmd *cmd, void *req, size_t size);
 int sefa_udata_out(struct sefa_cmd *cmd, const void *resp, size_t size);
 
+/*
+ * charge.c: what a client makes the daemon hold.  Pinned pages count per
+ * process (the kernel's mm->pinned_vm), the rest per open file.
+ */
+int sefa_pin(struct sefa_client *c, uint64_t addr, uint64_t len,
+	     struct sefa_mm **mm, uint64_t *npages);
+void sefa_unpin(struct sefa_client *c, struct sefa_mm *mm, uint64_t npages);
+int sefa_charge_object(struct sefa_client *c);
+int sefa_charge_queue(struct sefa_client *c, uint64_t len);
+void sefa_uncharge_queue(struct sefa_client *c, uint64_t len);
+
 /* shm.c */
-struct sefa_shm *sefa_shm_new(size_t len);
+struct sefa_shm *sefa_shm_new(struct sefa_client *c, size_t len);
 struct sefa_shm *sefa_shm_get(struct sefa_shm *s);
 void sefa_shm_put(struct sefa_shm *s);
 int sefa_mmap_insert(struct sefa_client *c, struct sefa_shm *s, size_t off,

@@ -13,18 +13,24 @@
 
 #include "core/core.h"
 
-struct sefa_shm *sefa_shm_new(size_t len)
+/*
+ * Whole pages for a ring or a doorbell of client @c, charged to its queue
+ * memory until the last reference goes; NULL when there is no memory or
+ * the client may hold no more: the caller's ENOMEM either way.
+ */
+struct sefa_shm *sefa_shm_new(struct sefa_client *c, size_t len)
 {
 	struct sefa_shm *s;
 
 	len = (len + SEFA_PAGE_SIZE - 1) & ~(size_t)(SEFA_PAGE_SIZE - 1);
-	if (!len)
+	if (!len || sefa_charge_queue(c, len))
 		return NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return NULL;
+		goto err_uncharge;
 	s->len = len;
 	s->refs = 1;
+	s->owner = c;
 	s->fd = memfd_create("softefa", MFD_CLOEXEC);
 	if (s->fd < 0)
 		goto err_free;
@@ -39,6 +45,8 @@ err_close:
 	close(s->fd);
 err_free:
 	free(s);
+err_uncharge:
+	sefa_uncharge_queue(c, len);
 	return NULL;
 }
 
@@ -52,6 +60,7 @@ void sefa_shm_put(struct sefa_shm *s)
 {
 	if (!s || --s->refs)
 		return;
+	sefa_uncharge_queue(s->owner, s->len);
 	munmap(s->addr, s->len);
 	close(s->fd);
 	free(s);

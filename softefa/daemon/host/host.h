@@ -173,6 +173,16 @@ struct sefa_wire_counters {
 };
 
 struct nic_net;
+struct sefa_mm;
+
+/*
+ * What one open device file may make the daemon hold (softefad(8),
+ * LIMITS); 0 is no cap.
+ */
+struct sefa_caps {
+	unsigned int max_objects;	/* verbs objects */
+	uint64_t max_queue_bytes;	/* CQ and QP rings, doorbell pages */
+};
 
 /*
  * The fabric's subnet manager, its SA and its port sit at this LID, on
@@ -229,6 +239,8 @@ struct sefa_daemon {
 	uint64_t activity;		/* bumped by commands, wakes the engine */
 	struct sefa_client *clients;
 	unsigned int nclients;
+	struct sefa_caps caps;
+	struct sefa_mm *mms;		/* processes with pinned memory */
 	int stop_pipe[2];
 
 	/* The MAD layer (mad.h), when the profile has one. */

@@ -77,8 +77,8 @@ int sefa_cq_create(struct sefa_cmd *cmd, const struct sefa_cq_params *p,
 	cq->with_sgid = ucmd.flags & EFA_CREATE_CQ_WITH_SGID;
 	cq->channel = ch;
 	ring_len = (size_t)cq->entry_size * cq->depth * cq->num_sub_cqs;
-	cq->ring = sefa_shm_new(ring_len);
-	cq->db = sefa_shm_new(SEFA_PAGE_SIZE);
+	cq->ring = sefa_shm_new(c, ring_len);
+	cq->db = sefa_shm_new(c, SEFA_PAGE_SIZE);
 	if (!cq->ring || !cq->db) {
 		ret = -ENOMEM;
 		goto err_free;

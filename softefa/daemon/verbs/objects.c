@@ -19,7 +19,11 @@ int sefa_uobj_add(struct sefa_client *c, struct sefa_uobj *u,
 		  enum sefa_obj_type type)
 {
 	unsigned int i;
+	int ret;
 
+	ret = sefa_charge_object(c);
+	if (ret)
+		return ret;
 	for (i = 0; i < c->nuobj; i++)
 		if (!c->uobj[i])
 			break;
@@ -188,18 +192,25 @@ int sefa_mr_reg(struct sefa_client *c, struct sefa_pd *pd, uint64_t addr,
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
 		return -ENOMEM;
+	ret = sefa_pin(c, addr, length, &mr->mm, &mr->npages);
+	if (ret)
+		goto err_free;
 	mr->pid = c->pid;
 	mr->addr = addr;
 	mr->length = length;
 	mr->iova = iova;
 	mr->access = access;
 	ret = mr_add(c, pd, mr);
-	if (ret) {
-		free(mr);
-		return ret;
-	}
+	if (ret)
+		goto err_unpin;
 	*out = mr;
 	return 0;
+
+err_unpin:
+	sefa_unpin(c, mr->mm, mr->npages);
+err_free:
+	free(mr);
+	return ret;
 }
 
 /* What an indirect key may grant: local write and the remote rights. */
@@ -278,6 +289,9 @@ int sefa_mr_dereg(struct sefa_mr *mr)
 
 	dev->mr[mr->lkey >> 8] = NULL;
 	mr->pd->uobj.usecnt--;
+	/* An indirect key pins nothing: it names other regions. */
+	if (mr->mm)
+		sefa_unpin(mr->uobj.c, mr->mm, mr->npages);
 	sefa_uobj_del(&mr->uobj);
 	free(mr->klm);
 	free(mr);

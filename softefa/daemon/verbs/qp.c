@@ -75,12 +75,12 @@ static int qp_rings(struct sefa_cmd *cmd, struct sefa_qp *qp,
 
 	qp->sq_entries = ucmd->sq_ring_size / EFA_IO_TX_WQE_SIZE;
 	qp->rq_entries = ucmd->rq_ring_size / EFA_IO_RX_DESC_SIZE;
-	qp->sq_ring = sefa_shm_new(ucmd->sq_ring_size);
-	qp->db = sefa_shm_new(SEFA_PAGE_SIZE);
+	qp->sq_ring = sefa_shm_new(c, ucmd->sq_ring_size);
+	qp->db = sefa_shm_new(c, SEFA_PAGE_SIZE);
 	if (!qp->sq_ring || !qp->db)
 		return -ENOMEM;
 	if (qp->rq_entries) {
-		qp->rq_ring = sefa_shm_new(ucmd->rq_ring_size);
+		qp->rq_ring = sefa_shm_new(c, ucmd->rq_ring_size);
 		if (!qp->rq_ring)
 			return -ENOMEM;
 	}

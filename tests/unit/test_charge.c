@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * What a client may make the daemon hold, on the NIC fixture's host, where
+ * the client is this very process: the pages its regions pin against its
+ * own RLIMIT_MEMLOCK (CAP_IPC_LOCK dropped first, as root keeps it), and
+ * the caps on objects and queue memory per file.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/capability.h>
+
+#include "check_main.h"
+#include "nic_fixture.h"
+#include "verbs/verbs.h"
+
+static size_t page;
+static uint8_t *buf;
+
+static void setup(void)
+{
+	fx_setup();
+	page = (size_t)sysconf(_SC_PAGESIZE);
+	buf = aligned_alloc(page, 16 * page);
+	ck_assert_ptr_nonnull(buf);
+}
+
+static void teardown(void)
+{
+	fx_teardown();
+	free(buf);
+}
+
+/* This process, in its Check child: @pages of RLIMIT_MEMLOCK, no cap. */
+static void limit_self(size_t pages)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	struct rlimit lim = { pages * page, pages * page };
+
+	ck_assert_int_eq(setrlimit(RLIMIT_MEMLOCK, &lim), 0);
+	ck_assert_int_eq(syscall(SYS_capget, &hdr, data), 0);
+	data[CAP_IPC_LOCK / 32].effective &= ~(1U << (CAP_IPC_LOCK % 32));
+	ck_assert_int_eq(syscall(SYS_capset, &hdr, data), 0);
+}
+
+static int reg(struct sefa_pd *pd, size_t off, size_t len,
+	       struct sefa_mr **mr)
+{
+	uint64_t addr = (uintptr_t)buf + off;
+
+	return sefa_mr_reg(pd->uobj.c, pd, addr, len, addr,
+			   IBV_ACCESS_LOCAL_WRITE, mr);
+}
+
+/* Pages touched, not bytes; given back on deregistration. */
+START_TEST(pages_touched)
+{
+	struct sefa_pd *pd = fx_pd(0);
+	struct sefa_mr *a, *b;
+
+	ck_assert_int_eq(reg(pd, page - 1, 2, &a), 0);
+	ck_assert_uint_eq(a->npages, 2);
+	ck_assert_int_eq(reg(pd, 0, 3 * page, &b), 0);
+	ck_assert_uint_eq(b->npages, 3);
+	ck_assert_uint_eq(pd->uobj.c->pinned_pages, 5);
+	ck_assert_int_eq(sefa_mr_dereg(a), 0);
+	ck_assert_uint_eq(pd->uobj.c->pinned_pages, 3);
+	ck_assert_int_eq(sefa_mr_dereg(b), 0);
+	ck_assert_uint_eq(pd->uobj.c->pinned_pages, 0);
+	ck_assert_ptr_null(fx_d.mms);
+}
+END_TEST
+
+/*
+ * Beyond the limit ENOMEM, and nothing changed; the count is the
+ * process's, across files (the fixture's two devices).
+ */
+START_TEST(limit)
+{
+	struct sefa_pd *pd0 = fx_pd(0), *pd1 = fx_pd(1);
+	struct sefa_mr *a, *b, *c;
+
+	limit_self(4);
+	ck_assert_int_eq(reg(pd0, 0, 3 * page, &a), 0);
+	ck_assert_int_eq(reg(pd1, 3 * page, page + 1, &b), -ENOMEM);
+	ck_assert_uint_eq(pd1->uobj.c->pinned_pages, 0);
+	ck_assert_uint_eq(pd1->uobj.c->nobjects, 1);
+	ck_assert_int_eq(reg(pd1, 3 * page, page, &b), 0);
+	ck_assert_int_eq(reg(pd0, 0, 1, &c), -ENOMEM);
+	ck_assert_int_eq(sefa_mr_dereg(b), 0);
+	ck_assert_int_eq(reg(pd0, 0, 1, &c), 0);
+	ck_assert_int_eq(sefa_mr_dereg(c), 0);
+	ck_assert_int_eq(sefa_mr_dereg(a), 0);
+}
+END_TEST
+
+START_TEST(object_cap)
+{
+	struct sefa_pd *pd = fx_pd(0), *more;
+	struct sefa_mr *mr;
+
+	fx_d.caps.max_objects = 2;
+	ck_assert_int_eq(reg(pd, 0, 1, &mr), 0);
+	ck_assert_int_eq(sefa_pd_alloc(pd->uobj.c, &more), -EAGAIN);
+	/* and a region refused for it pins nothing */
+	ck_assert_int_eq(sefa_mr_dereg(mr), 0);
+	ck_assert_int_eq(sefa_pd_alloc(pd->uobj.c, &more), 0);
+	ck_assert_int_eq(reg(pd, 0, 1, &mr), -EAGAIN);
+	ck_assert_uint_eq(pd->uobj.c->pinned_pages, 0);
+	ck_assert_int_eq(sefa_pd_destroy(more), 0);
+}
+END_TEST
+
+START_TEST(queue_cap)
+{
+	struct sefa_client *c = fx_pd(0)->uobj.c;
+	struct sefa_shm *a, *b;
+
+	fx_d.caps.max_queue_bytes = 3 * SEFA_PAGE_SIZE;
+	a = sefa_shm_new(c, SEFA_PAGE_SIZE + 1);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_uint_eq(c->queue_bytes, 2 * SEFA_PAGE_SIZE);
+	ck_assert_ptr_null(sefa_shm_new(c, 2 * SEFA_PAGE_SIZE));
+	ck_assert_uint_eq(c->queue_bytes, 2 * SEFA_PAGE_SIZE);
+	b = sefa_shm_new(c, SEFA_PAGE_SIZE);
+	ck_assert_ptr_nonnull(b);
+	/* a mapping's reference keeps the memory charged */
+	sefa_shm_get(a);
+	sefa_shm_put(a);
+	ck_assert_uint_eq(c->queue_bytes, 3 * SEFA_PAGE_SIZE);
+	sefa_shm_put(a);
+	ck_assert_uint_eq(c->queue_bytes, SEFA_PAGE_SIZE);
+	sefa_shm_put(b);
+	ck_assert_uint_eq(c->queue_bytes, 0);
+}
+END_TEST
+
+static Suite *charge_suite(void)
+{
+	Suite *s = suite_create("charge");
+	TCase *tc = tcase_create("charge");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, pages_touched);
+	tcase_add_test(tc, limit);
+	tcase_add_test(tc, object_cap);
+	tcase_add_test(tc, queue_cap);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+SEFA_CHECK_MAIN(charge_suite)
