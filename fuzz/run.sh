@@ -34,6 +34,8 @@ for h in "${HARNESSES[@]}"; do
 	log=$BUILD/fuzz-$h.log
 	mkdir -p "$corpus" "$crashes"
 	cp -n "$TOP/fuzz/corpus/$h"/* "$corpus"/ 2>/dev/null || true
+	# crashes of this run only: older ones stay, uncounted
+	touch "$BUILD/.start-$h"
 	set +e
 	"$BUILD/bin/fuzz_$h" -max_total_time="$SECONDS_EACH" \
 		-print_final_stats=1 -artifact_prefix="$crashes/" \
@@ -41,10 +43,10 @@ for h in "${HARNESSES[@]}"; do
 		"$corpus" >"$log" 2>&1
 	rc=$?
 	set -e
-	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 	edges=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
 	feats=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
-	ncrash=$(find "$crashes" -type f | wc -l)
+	ncrash=$(find "$crashes" -type f -newer "$BUILD/.start-$h" | wc -l)
 	printf '%-8s %12s %10s %10s %8s\n' "$h" "${execs:-?}" "${edges:-?}" \
 		"${feats:-?}" "$ncrash"
 	if [ "$rc" -ne 0 ] || [ "$ncrash" -ne 0 ]; then
