@@ -35,6 +35,7 @@ static int shim_send(int sock, uint32_t op, uint64_t arg, uint64_t addr,
  * Wait for the daemon's answer to one call.  On the way it may hand over a
  * file descriptor (the async event file, say); install it and say which
  * number it got.  A vanished daemon is EIO, like a device that went away.
+ * With @keep_fd (-1 on entry), the fd is the caller's to use and close.
  */
 static int64_t shim_wait(int sock, int *err, int *keep_fd)
 {
@@ -53,7 +54,8 @@ static int64_t shim_wait(int sock, int *err, int *keep_fd)
 		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
 		if (n < 0 && errno == EINTR)
 			continue;
-		for (cm = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL; cm;
+		/* an fd is ours once received, even on an empty message */
+		for (cm = n >= 0 ? CMSG_FIRSTHDR(&msg) : NULL; cm;
 		     cm = CMSG_NXTHDR(&msg, cm))
 			if (cm->cmsg_level == SOL_SOCKET &&
 			    cm->cmsg_type == SCM_RIGHTS)
@@ -77,9 +79,15 @@ static int64_t shim_wait(int sock, int *err, int *keep_fd)
 			*err = EIO;
 			return -1;
 		}
-		/* mmap: the memory itself, for the shim to map, not to keep */
-		if (keep_fd)
+		/*
+		 * mmap: the memory itself, for the shim to map, not to keep.
+		 * Should another come, the last is the one; none stays open.
+		 */
+		if (keep_fd) {
+			if (*keep_fd >= 0)
+				real_close(*keep_fd);
 			*keep_fd = fd;
+		}
 	}
 }
 

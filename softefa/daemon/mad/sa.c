@@ -195,7 +195,10 @@ static void sa_answer(struct mad_agent *agent, const struct mad_pkt *pkt,
 	put64(msg + SA_OFF_COMP_MASK, q.comp_mask);
 	if (!status) {
 		put16(msg + SA_OFF_ATTR_OFFSET, (uint16_t)(q.slot / 8));
-		memcpy(msg + MAD_SA_HDR_LEN, q.out, len - MAD_SA_HDR_LEN);
+		/* a table of no records has no buffer to copy from */
+		if (len > MAD_SA_HDR_LEN)
+			memcpy(msg + MAD_SA_HDR_LEN, q.out,
+			       len - MAD_SA_HDR_LEN);
 	}
 	if (method == MAD_METHOD_GET_TABLE) {
 		msg[RMPP_OFF_VERSION] = 1;
