@@ -13,6 +13,7 @@
 void fuzz_mad_init(struct sefa_daemon *d)
 {
 	fuzz_daemon_reset(d, "extended");
+	d->run_sm = true;
 	if (sefa_mad_init(d))
 		abort();
 }
@@ -28,6 +29,7 @@ static void port_free(struct sefa_mad_port *port)
 		/* a user's agent went with its file; these are the daemon's */
 		free(a);
 	}
+	sm_fini(port);
 	free(port);
 }
 

@@ -356,6 +356,7 @@ void mad_node_desc(const struct sefa_daemon *d, const struct sefa_device *dev,
 
 /* sm.c: the SM's view of the fabric; sa.c: its SA */
 int sm_init(struct sefa_daemon *d, struct sefa_mad_port *port);
+void sm_fini(struct sefa_mad_port *port);
 void sm_tick(struct sefa_mad_port *port, uint64_t now);
 const struct sm_node *sm_nodes(const struct sefa_mad_port *port,
 			       unsigned int *n);

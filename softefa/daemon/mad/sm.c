@@ -25,7 +25,7 @@
 #define SM_NODES_MAX		1024
 
 struct sm_fabric {
-	struct mad_agent agent;		/* QP0: the sweep's answers */
+	struct mad_agent *agent;	/* QP0: the sweep's answers */
 	struct sm_node *node;
 	unsigned int n;
 	uint64_t next_sweep_ns;
@@ -72,7 +72,7 @@ static void smp_get(struct sm_fabric *f, uint16_t dlid, uint16_t attr)
 	smp[MAD_OFF_METHOD] = MAD_METHOD_GET;
 	put64(smp + MAD_OFF_TID, ++f->tid);
 	put16(smp + MAD_OFF_ATTR_ID, attr);
-	mad_send(&f->agent, NULL, &addr, smp, MAD_SIZE, 0, 0);
+	mad_send(f->agent, NULL, &addr, smp, MAD_SIZE, 0, 0);
 }
 
 /* An SMA's answer to the sweep. */
@@ -145,6 +145,16 @@ const struct sm_node *sm_nodes(const struct sefa_mad_port *port,
 	return port->fabric->node;
 }
 
+/* The view goes; its agent goes with the port's others. */
+void sm_fini(struct sefa_mad_port *port)
+{
+	if (!port->fabric)
+		return;
+	free(port->fabric->node);
+	free(port->fabric);
+	port->fabric = NULL;
+}
+
 /* The view of the SM on @port: this host's ports, and the sweep's agent. */
 int sm_init(struct sefa_daemon *d, struct sefa_mad_port *port)
 {
@@ -152,31 +162,32 @@ int sm_init(struct sefa_daemon *d, struct sefa_mad_port *port)
 	struct sm_fabric *f = calloc(1, sizeof(*f));
 	struct sm_node *node;
 	unsigned int i;
-	int ret;
+	int ret = -ENOMEM;
 
 	if (!f)
 		return -ENOMEM;
 	port->fabric = f;
 	for (i = 0; i < d->ndev; i++) {
 		node = node_get(f, d->dev[i].lid);
-		if (!node) {
-			ret = -ENOMEM;
+		if (!node)
 			goto err;
-		}
 		node->local = node->has_desc = true;
 		memcpy(node->gid, d->dev[i].gid, 16);
 		mad_node_info(&d->dev[i], node->node_info);
 		mad_node_desc(d, &d->dev[i], node->desc);
 	}
-	f->agent.handler = sweep_answer;
-	f->agent.all_responses = true;
-	ret = mad_agent_register(port, &reg, &f->agent);
-	if (ret)
+	f->agent = calloc(1, sizeof(*f->agent));
+	if (!f->agent)
 		goto err;
+	f->agent->handler = sweep_answer;
+	f->agent->all_responses = true;
+	ret = mad_agent_register(port, &reg, f->agent);
+	if (ret)
+		goto err_agent;
 	return 0;
+err_agent:
+	free(f->agent);
 err:
-	free(f->node);
-	free(f);
-	port->fabric = NULL;
+	sm_fini(port);
 	return ret;
 }
