@@ -75,7 +75,6 @@ void fuzz_daemon_reset(struct sefa_daemon *d, const char *profile)
 	d->profile = sefa_profile_find(profile);
 	d->abi = SEFA_ABI_IOCTL;
 	d->mad_last_hi_tid = 0;
-	d->activity = 0;
 }
 
 struct sefa_daemon *fuzz_daemon(unsigned int ndev)

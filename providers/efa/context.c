@@ -8,8 +8,11 @@
  */
 
 #include <errno.h>
+#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "efa.h"
@@ -27,6 +30,8 @@ static void efa_free_context(struct ibv_context *ibvctx)
 {
 	struct efa_context *ctx = to_efa_context(ibvctx);
 
+	if (ctx->wake)
+		munmap((void *)ctx->wake, ctx->page_size);
 	free(ctx->qp_table);
 	pthread_spin_destroy(&ctx->qp_table_lock);
 	verbs_uninit_context(&ctx->ibvctx);
@@ -181,6 +186,31 @@ static int efa_qp_table_init(struct efa_context *ctx)
 	return 0;
 }
 
+/*
+ * SoftEFA's wake page (efa_ext_abi.h).  Without it the device still finds
+ * every doorbell, only later, so a failed mapping is no error.
+ */
+static void efa_wake_map(struct efa_context *ctx, uint64_t key)
+{
+	void *p;
+
+	if (!key)
+		return;
+	p = mmap(NULL, ctx->page_size, PROT_READ, MAP_SHARED,
+		 ctx->ibvctx.context.cmd_fd, key);
+	if (p == MAP_FAILED) {
+		verbs_debug(&ctx->ibvctx, "wake page: %s\n", strerror(errno));
+		return;
+	}
+	ctx->wake = p;
+}
+
+/* The device sleeps: wake it (efa_db_kick()). */
+void efa_wake_device(const uint32_t *wake)
+{
+	syscall(SYS_futex, wake, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
 struct verbs_context *efa_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 					void *private_data)
 {
@@ -215,6 +245,7 @@ struct verbs_context *efa_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	err = efa_qp_table_init(ctx);
 	if (err)
 		goto err_uninit;
+	efa_wake_map(ctx, resp.wake_mmap_key);
 
 	verbs_debug(&ctx->ibvctx,
 		    "sub_cqs %u inline %u llq %u tx_batch %u min_sq_wr %u caps 0x%x sq %u/%u rq %u/%u rdma %u\n",

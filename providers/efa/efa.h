@@ -55,6 +55,9 @@ struct efa_context {
 
 	size_t page_size;
 
+	/* SoftEFA's wake page (efa_ext_abi.h): the word, or NULL */
+	const uint32_t *wake;
+
 	/* Indirect keys: 0 not yet asked, 1 the kernel makes them, -1 not */
 	int8_t indirect_mr;
 
@@ -151,6 +154,7 @@ struct efa_wq {
 	uint16_t max_sge;
 	pthread_spinlock_t lock;
 	void *db_page;
+	const uint32_t *wake;		/* the context's */
 };
 
 struct efa_sq {
@@ -280,6 +284,7 @@ bool efa_is_dev(const struct ibv_device *ibdev);
 struct verbs_context *efa_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 					void *private_data);
 void efa_ucontext_cmd_init(struct efa_alloc_ucontext *cmd);
+void efa_wake_device(const uint32_t *wake);
 int efa_ucontext_resp_parse(struct efa_context *ctx,
 			    const struct efa_alloc_ucontext_resp *resp);
 int efa_device_limits_parse(struct efa_context *ctx,

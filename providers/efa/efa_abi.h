@@ -18,6 +18,7 @@
 #include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "efa_abi_compat.h"
+#include "efa_ext_abi.h"
 #include "ibverbs_private.h"
 
 #define EFA_ABI_VERSION 1
@@ -40,6 +41,7 @@ struct efa_alloc_ucontext {
 struct efa_alloc_ucontext_resp {
 	struct ib_uverbs_get_context_resp ibv_resp;
 	struct efa_ibv_alloc_ucontext_resp drv;
+	__aligned_u64 wake_mmap_key;	/* efa_ext_abi.h, zero on EFA */
 };
 
 struct efa_query_device_ex_resp {
@@ -115,8 +117,12 @@ _Static_assert(sizeof(struct efa_alloc_ucontext) ==
 	       "GET_CONTEXT command has padding");
 _Static_assert(sizeof(struct efa_alloc_ucontext_resp) ==
 	       sizeof(struct ib_uverbs_get_context_resp) +
-	       sizeof(struct efa_ibv_alloc_ucontext_resp),
+	       sizeof(struct sefa_ibv_alloc_ucontext_resp),
 	       "GET_CONTEXT response has padding");
+_Static_assert(offsetof(struct efa_alloc_ucontext_resp, wake_mmap_key) -
+	       offsetof(struct efa_alloc_ucontext_resp, drv) ==
+	       offsetof(struct sefa_ibv_alloc_ucontext_resp, wake_mmap_key),
+	       "GET_CONTEXT response extension out of place");
 _Static_assert(sizeof(struct efa_query_device_ex_resp) ==
 	       sizeof(struct ib_uverbs_ex_query_device_resp) +
 	       sizeof(struct efa_ibv_ex_query_device_resp),

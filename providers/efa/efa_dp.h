@@ -100,6 +100,21 @@ static inline void efa_db_write(uint32_t *db, uint32_t val)
 }
 
 /*
+ * After a doorbell: a device that sleeps when idle has said so in its
+ * wake word (efa_ext_abi.h), to be woken.  The doorbell store and the read
+ * of the word are ordered against the device's store of the word and its
+ * next look at the doorbells.  On EFA hardware @wake is NULL.
+ */
+static inline void efa_db_kick(const uint32_t *wake)
+{
+	if (!wake)
+		return;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(wake, __ATOMIC_RELAXED) & 1)
+		efa_wake_device(wake);
+}
+
+/*
  * The send queue.  A WR may ask for a completion (IBV_SEND_SIGNALED, implied
  * by sq_sig_all, required except on RC) and inline data, nothing else.  rc is
  * sq->connected, a constant where the caller knows it.
@@ -150,6 +165,7 @@ static inline void efa_sq_ring(struct efa_sq *sq, uint16_t pc)
 {
 	efa_wc_flush();
 	efa_db_write(sq->wq.db, pc);
+	efa_db_kick(sq->wq.wake);
 }
 
 static inline uint32_t efa_cq_db_val(const struct efa_cq *cq, bool arm)

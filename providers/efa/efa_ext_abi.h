@@ -12,6 +12,8 @@
 #ifndef EFA_EXT_ABI_H
 #define EFA_EXT_ABI_H
 
+#include <rdma/efa-abi.h>
+
 /*
  * Reliable connected QPs (IBV_QPT_RC) with the IB state machine.
  *
@@ -64,6 +66,23 @@
 #define SEFA_INDIRECT_MR_MAX_ENTRIES		256
 /* KLM entries one UMR WQE carries: what the provider stages per WQE. */
 #define SEFA_UMR_MAX_ENTRIES_PER_WQE		16
+
+/*
+ * The wake page, on any profile.  A device whose doorbells are watched by
+ * a thread that sleeps when idle (SoftEFA) answers GET_CONTEXT with more
+ * than efa's udata: struct sefa_ibv_alloc_ucontext_resp, when userspace
+ * gave room for it.  A nonzero wake_mmap_key is the mmap(2) offset of a
+ * page to map read-only (one page, MAP_SHARED); its first 32-bit word is
+ * odd while the device sleeps.  After a doorbell store (SQ, RQ, or a CQ
+ * arm), a provider that reads the word odd wakes the device with
+ * FUTEX_WAKE on it.  The device does not depend on it: it also looks at
+ * the doorbells by itself, only later.  The efa driver answers none of
+ * this, so on EFA hardware the key reads as zero.
+ */
+struct sefa_ibv_alloc_ucontext_resp {
+	struct efa_ibv_alloc_ucontext_resp efa;
+	__aligned_u64 wake_mmap_key;
+};
 
 #include <rdma/ib_user_ioctl_cmds.h>
 

@@ -78,6 +78,7 @@ static int efa_qp_map(struct efa_context *ctx, struct efa_qp *qp,
 			goto err_mmap;
 		qp->rq.wq.db = (uint32_t *)((uint8_t *)qp->rq.wq.db_page +
 					    resp->rq_db_offset);
+		qp->rq.wq.wake = ctx->wake;
 
 		qp->rq.buf_size = resp->rq_mmap_size;
 		qp->rq.buf = efa_mmap(ctx, qp->rq.buf_size, resp->rq_mmap_key);
@@ -92,6 +93,7 @@ static int efa_qp_map(struct efa_context *ctx, struct efa_qp *qp,
 			goto err_mmap;
 		qp->sq.wq.db = (uint32_t *)((uint8_t *)qp->sq.wq.db_page +
 					    resp->sq_db_offset);
+		qp->sq.wq.wake = ctx->wake;
 
 		qp->sq.desc_map_size = (sq_ring + resp->llq_desc_offset +
 					ctx->page_size - 1) &

@@ -148,8 +148,10 @@ refuse:
 	err = efa_post_recv_refuse(qp, wr);
 	*bad_wr = wr;
 out:
-	if (wr != first)
+	if (wr != first) {
 		efa_db_write(wq->db, wq->pc);
+		efa_db_kick(wq->wake);
+	}
 	pthread_spin_unlock(&wq->lock);
 	return err;
 }

@@ -17,6 +17,7 @@
 
 #include "client.h"
 #include "mad/mad.h"
+#include "nic/nic.h"
 #include "uverbs/uverbs.h"
 
 static int send_reply(struct sefa_client *c, uint32_t type, int64_t ret,
@@ -61,6 +62,8 @@ static int64_t dispatch(struct sefa_client *c, const struct sefa_req *req)
 	ret = c->umad ? sefa_umad_call(c, req) :
 			uverbs_call(c, req, &c->d->lock);
 	pthread_mutex_unlock(&c->d->lock);
+	/* what the call changed may be the engine's to act on */
+	sefa_engine_kick(c->d);
 	if (ret < 0 && c->d->verbose)
 		fprintf(stderr,
 			"softefad: pid %d: request %u arg %#llx len %llu: %s\n",

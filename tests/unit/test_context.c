@@ -52,7 +52,7 @@ END_TEST
 
 START_TEST(test_ucontext_resp_layout)
 {
-	ck_assert_uint_eq(sizeof(struct efa_alloc_ucontext_resp), 32);
+	ck_assert_uint_eq(sizeof(struct efa_alloc_ucontext_resp), 40);
 	ck_assert_uint_eq(offsetof(struct efa_alloc_ucontext_resp, drv), 8);
 	ck_assert_uint_eq(sizeof(struct efa_query_device_ex_resp), 304 + 24);
 	ck_assert_uint_eq(offsetof(struct efa_query_device_ex_resp, drv), 304);

@@ -15,7 +15,7 @@ struct sefa_shm {
 	void *addr;
 	size_t len;
 	unsigned int refs;
-	struct sefa_client *owner;	/* whose queue memory it is */
+	struct sefa_client *owner;	/* whose queue memory it is, if any */
 };
 
 struct sefa_mmap_entry {
@@ -123,6 +123,7 @@ void sefa_uncharge_queue(struct sefa_client *c, uint64_t len);
 
 /* shm.c */
 struct sefa_shm *sefa_shm_new(struct sefa_client *c, size_t len);
+struct sefa_shm *sefa_shm_new_ro(size_t len);
 struct sefa_shm *sefa_shm_get(struct sefa_shm *s);
 void sefa_shm_put(struct sefa_shm *s);
 int sefa_mmap_insert(struct sefa_client *c, struct sefa_shm *s, size_t off,

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -50,6 +51,41 @@ err_uncharge:
 	return NULL;
 }
 
+/*
+ * A page of the host's own that clients may map only to read: the memfd
+ * is sealed against new writable mappings once the daemon has its own.
+ */
+struct sefa_shm *sefa_shm_new_ro(size_t len)
+{
+	struct sefa_shm *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->len = (len + SEFA_PAGE_SIZE - 1) & ~(size_t)(SEFA_PAGE_SIZE - 1);
+	s->refs = 1;
+	s->fd = memfd_create("softefa", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (s->fd < 0)
+		goto err_free;
+	if (ftruncate(s->fd, s->len))
+		goto err_close;
+	s->addr = mmap(NULL, s->len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       s->fd, 0);
+	if (s->addr == MAP_FAILED)
+		goto err_close;
+	if (fcntl(s->fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE | F_SEAL_SHRINK |
+				      F_SEAL_GROW | F_SEAL_SEAL))
+		goto err_unmap;
+	return s;
+
+err_unmap:
+	munmap(s->addr, s->len);
+err_close:
+	close(s->fd);
+err_free:
+	free(s);
+	return NULL;
+}
+
 struct sefa_shm *sefa_shm_get(struct sefa_shm *s)
 {
 	s->refs++;
@@ -60,7 +96,8 @@ void sefa_shm_put(struct sefa_shm *s)
 {
 	if (!s || --s->refs)
 		return;
-	sefa_uncharge_queue(s->owner, s->len);
+	if (s->owner)
+		sefa_uncharge_queue(s->owner, s->len);
 	munmap(s->addr, s->len);
 	close(s->fd);
 	free(s);

@@ -173,6 +173,8 @@ struct sefa_wire_counters {
 };
 
 struct nic_net;
+struct nic_watch;
+struct sefa_shm;
 struct sefa_mm;
 
 /*
@@ -236,7 +238,12 @@ struct sefa_daemon {
 	 * retries) that the engine does on each pass; set before it starts.
 	 */
 	unsigned int (*engine_tick)(struct sefa_daemon *d);
-	uint64_t activity;		/* bumped by commands, wakes the engine */
+	/*
+	 * What wakes the engine (nic/watch.c), and its page, which every
+	 * context may map; set before the engine starts.
+	 */
+	struct nic_watch *watch;
+	struct sefa_shm *wake_page;
 	struct sefa_client *clients;
 	unsigned int nclients;
 	struct sefa_caps caps;

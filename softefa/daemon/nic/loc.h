@@ -159,7 +159,7 @@ int nic_frame_parse(const uint8_t *buf, size_t len, struct sefa_pkt *pkt);
 /* net.c: the sockets to other hosts, and the faults they inject */
 int nic_net_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt);
 unsigned int nic_net_poll(struct nic_engine *eng);
-void nic_net_wait(struct sefa_daemon *d, long ns);
+bool nic_net_wait(struct sefa_daemon *d, int kick_fd, long ns);
 bool nic_net_heard(struct sefa_daemon *d, const uint8_t gid[16]);
 
 /* mr.c */
@@ -216,5 +216,12 @@ void nic_comp_flush(struct sefa_qp *qp);
 /* task.c */
 struct nic_engine *nic_engine_new(struct sefa_daemon *d);
 unsigned int nic_engine_pass(struct nic_engine *eng);
+
+/* watch.c */
+int nic_watch_open(struct sefa_daemon *d);
+void nic_watch_close(struct sefa_daemon *d);
+void nic_watch_doze(struct sefa_daemon *d);
+void nic_watch_rouse(struct sefa_daemon *d);
+bool nic_watch_sleep(struct sefa_daemon *d, long ns);
 
 #endif

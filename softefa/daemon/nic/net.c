@@ -688,33 +688,36 @@ unsigned int nic_net_poll(struct nic_engine *eng)
 }
 
 /*
- * The engine's nap: with a wire, until a packet comes, one held back is
- * due, or @ns pass.  Called without the daemon lock, so it reads only what
- * does not change while the engine runs, and writes only what the engine
- * thread alone uses.
+ * The engine's sleep with a wire: until a packet comes, @kick_fd is
+ * readable, or @ns pass.  Returns true when woken before the time.
+ * Called without the daemon lock, so it reads only what does not change
+ * while the engine runs, and writes only what the engine thread alone
+ * uses.
  */
-void nic_net_wait(struct sefa_daemon *d, long ns)
+bool nic_net_wait(struct sefa_daemon *d, int kick_fd, long ns)
 {
 	struct nic_net *n = d->net;
-	struct pollfd pfd[SEFA_MAX_DEVICES + 1];
-	struct timespec ts = { .tv_nsec = ns };
+	struct pollfd pfd[SEFA_MAX_DEVICES + 2];
+	struct timespec ts = { .tv_sec = ns / 1000000000L,
+			       .tv_nsec = ns % 1000000000L };
 	unsigned int i;
+	int got;
 
-	if (!n) {
-		nanosleep(&ts, NULL);
-		return;
-	}
 	for (i = 0; i <= d->ndev; i++) {
 		pfd[i].fd = i < d->ndev ? n->fd[i] : n->mc_fd;
 		pfd[i].events = POLLIN;
 	}
+	pfd[i].fd = kick_fd;
+	pfd[i].events = POLLIN;
 	n->ready = 0;
-	if (ppoll(pfd, d->ndev + 1, &ts, NULL) < 0) {
+	got = ppoll(pfd, d->ndev + 2, &ts, NULL);
+	if (got < 0) {
 		n->napped = false;	/* interrupted: look at every socket */
-		return;
+		return true;
 	}
 	for (i = 0; i <= d->ndev; i++)
 		if (pfd[i].revents)
 			n->ready |= 1U << i;
 	n->napped = true;
+	return got > 0;
 }

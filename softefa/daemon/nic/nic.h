@@ -18,4 +18,7 @@ int sefa_net_mad_xmit(struct sefa_daemon *d, const struct sefa_mad_frame *f);
 int sefa_engine_start(struct sefa_daemon *d);
 void sefa_engine_stop(struct sefa_daemon *d);
 
+/* watch.c */
+void sefa_engine_kick(struct sefa_daemon *d);
+
 #endif

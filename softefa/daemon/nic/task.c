@@ -58,14 +58,14 @@ unsigned int nic_engine_pass(struct nic_engine *eng)
 }
 
 /*
- * Doorbells are plain stores, so the engine polls.  After traffic it naps
- * (or waits for a packet from another host) for a few microseconds between
- * passes: a sleeper that wakes preempts the
- * clients spinning on their CQs, where yielding would queue behind them for
- * a whole time slice.  Idle for long, it backs off to a millisecond.
+ * The engine sleeps whenever a pass finds nothing (nic/watch.c).  Doorbells
+ * rung without a wake are found by timed looks: every POLL_MIN_NS while
+ * they find work, twice as far apart after each that finds none, up to
+ * POLL_MAX_NS when idle.  Timeouts and retries are due within that too.
  */
-#define NAP_NS		(20 * 1000)
-#define IDLE_NAPS	5000		/* about 100 ms of naps */
+#define POLL_MIN_NS	(20 * 1000L)
+#define POLL_MAX_NS	(4 * 1000 * 1000L)
+#define BUSY_PASSES	256
 
 /*
  * Clients busy-poll their CQs, so with as many spinning clients as CPUs a
@@ -81,17 +81,37 @@ static void engine_priority(void)
 	pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 }
 
+/*
+ * A pass, and when it finds nothing, the engine says it is going to sleep
+ * and looks once more: a doorbell rung before the provider could see that
+ * is found now, one rung after it comes with a wake.
+ */
+static unsigned int engine_look(struct nic_engine *eng)
+{
+	struct sefa_daemon *d = eng->d;
+	unsigned int work = nic_engine_pass(eng);
+
+	if (work)
+		return work;
+	nic_watch_doze(d);
+	work = nic_engine_pass(eng);
+	if (work)
+		nic_watch_rouse(d);
+	return work;
+}
+
 static void *engine_main(void *arg)
 {
 	struct nic_engine *eng = arg;
 	struct sefa_daemon *d = eng->d;
-	unsigned int idle = 0, busy = 0;
+	long poll = POLL_MAX_NS;
+	unsigned int busy = 0;
+	bool timed_out = false;
 
-	/* Naps this short are only worth it with a precise timer. */
+	/* Sleeps this short are only worth it with a precise timer. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	engine_priority();
 	for (;;) {
-		long nap = NAP_NS;
 		unsigned int work;
 
 		/*
@@ -105,26 +125,32 @@ static void *engine_main(void *arg)
 			free(eng);
 			return NULL;
 		}
-		work = nic_engine_pass(eng);
+		work = engine_look(eng);
 		pthread_mutex_unlock(&d->lock);
 
+		/* work that a timed look found came unannounced */
+		if (timed_out)
+			poll = work ? POLL_MIN_NS :
+			       poll < POLL_MAX_NS / 2 ? poll * 2 : POLL_MAX_NS;
+		timed_out = false;
+
 		/*
-		 * Busy, go round again, but nap now and then: at real-time
+		 * Busy, go round again, but sleep now and then: at real-time
 		 * priority a flood of doorbells must not starve the host.  In
 		 * between, other hosts' engines at the same priority get
 		 * their turn, or a busy host would starve them past their
 		 * peers' retry budgets.
 		 */
 		if (work) {
-			idle = 0;
-			if (++busy % 256) {
+			if (++busy % BUSY_PASSES) {
 				sched_yield();
 				continue;
 			}
+			nic_watch_doze(d);
+			nic_watch_sleep(d, POLL_MIN_NS);
+			continue;
 		}
-		if (++idle > IDLE_NAPS)
-			nap = 1000 * 1000;
-		nic_net_wait(d, nap);
+		timed_out = !nic_watch_sleep(d, poll);
 	}
 }
 
@@ -147,12 +173,19 @@ int sefa_engine_start(struct sefa_daemon *d)
 
 	if (!eng)
 		return -ENOMEM;
-	ret = pthread_create(&d->engine, NULL, engine_main, eng);
-	if (ret) {
-		free(eng);
-		return -ret;
-	}
+	ret = nic_watch_open(d);
+	if (ret)
+		goto err_free;
+	ret = -pthread_create(&d->engine, NULL, engine_main, eng);
+	if (ret)
+		goto err_watch;
 	return 0;
+
+err_watch:
+	nic_watch_close(d);
+err_free:
+	free(eng);
+	return ret;
 }
 
 void sefa_engine_stop(struct sefa_daemon *d)
@@ -161,5 +194,7 @@ void sefa_engine_stop(struct sefa_daemon *d)
 	pthread_mutex_lock(&d->lock);
 	d->engine_stop = true;
 	pthread_mutex_unlock(&d->lock);
+	sefa_engine_kick(d);
 	pthread_join(d->engine, NULL);
+	nic_watch_close(d);
 }

@@ -11,13 +11,16 @@
 #include <rdma/efa-abi.h>
 #include <rdma/ib_user_verbs.h>
 
+#include "efa_ext_abi.h"
 #include "uverbs/uverbs.h"
 
 int efa_alloc_ucontext(struct sefa_cmd *cmd)
 {
 	const struct sefa_profile *p = cmd->c->dev->profile;
-	struct efa_ibv_alloc_ucontext_resp resp = {};
+	struct sefa_ibv_alloc_ucontext_resp ext = {};
+	struct efa_ibv_alloc_ucontext_resp *resp = &ext.efa;
 	struct efa_ibv_alloc_ucontext_cmd ucmd;
+	uint64_t key;
 	int ret;
 
 	ret = sefa_udata_in(cmd, &ucmd, sizeof(ucmd));
@@ -35,14 +38,22 @@ int efa_alloc_ucontext(struct sefa_cmd *cmd)
 	    !(ucmd.comp_mask & EFA_ALLOC_UCONTEXT_CMD_COMP_MIN_SQ_WR))
 		return -EOPNOTSUPP;
 
-	resp.cmds_supp_udata_mask = EFA_USER_CMDS_SUPP_UDATA_QUERY_DEVICE |
-				    EFA_USER_CMDS_SUPP_UDATA_CREATE_AH;
-	resp.sub_cqs_per_cq = p->sub_cqs_per_cq;
-	resp.inline_buf_size = p->inline_buf_size;
-	resp.max_llq_size = p->max_llq_size;
-	resp.max_tx_batch = p->max_tx_batch;
-	resp.min_sq_wr = p->min_sq_wr;
-	ret = sefa_udata_out(cmd, &resp, sizeof(resp));
+	resp->cmds_supp_udata_mask = EFA_USER_CMDS_SUPP_UDATA_QUERY_DEVICE |
+				     EFA_USER_CMDS_SUPP_UDATA_CREATE_AH;
+	resp->sub_cqs_per_cq = p->sub_cqs_per_cq;
+	resp->inline_buf_size = p->inline_buf_size;
+	resp->max_llq_size = p->max_llq_size;
+	resp->max_tx_batch = p->max_tx_batch;
+	resp->min_sq_wr = p->min_sq_wr;
+	/* the wake page, for userspace that left room to hear of it */
+	if (cmd->udata_out.len >= sizeof(ext) && cmd->c->d->wake_page) {
+		ret = sefa_mmap_insert(cmd->c, cmd->c->d->wake_page, 0,
+				       SEFA_PAGE_SIZE, &key);
+		if (ret)
+			return ret;
+		ext.wake_mmap_key = key;
+	}
+	ret = sefa_udata_out(cmd, &ext, sizeof(ext));
 	if (ret)
 		return ret;
 	cmd->c->efa_comp_mask = ucmd.comp_mask;
