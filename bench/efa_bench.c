@@ -12,9 +12,25 @@
  *                      another: bandwidth
  *   efa_bench memcpy N 64 KiB memcpy() on one core: the bandwidth a copy
  *                      engine on this machine could hope for
+ *   efa_bench spin N   N rounds of a QP sending to itself as in pair, but
+ *                      polling without pause: a receive, a send and polls
+ *                      until both completions ("rounds N"); under
+ *                      "strace -c", the difference between two N is the
+ *                      data path's system calls
+ *   efa_bench idle S   two processes set up as lat, then S seconds of
+ *                      nothing (both asleep, lines "idle_start" and
+ *                      "idle_end" around it), then the first 64-byte round
+ *                      trip after it ("first_rtt X us") and the mean of
+ *                      the next ones ("rtt X us")
+ *   efa_bench rates P N
+ *                      P pairs of processes at once, each as rate with N
+ *                      messages, started together: "aggregate X Mmsg/s",
+ *                      all messages over the span from the first pair's
+ *                      first receive to the last pair's last, and the
+ *                      slowest and fastest pair's own rate
  *
- * The two processes of rate and lat are a fork of this one; they swap QP
- * numbers over a pipe.
+ * The two processes of rate, lat, idle and each pair of rates are a fork
+ * of this one; they swap QP numbers over a pipe.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -214,31 +230,75 @@ static int finish(pid_t pid, bool child)
 	return 0;
 }
 
-/* Receiver counts, sender keeps WINDOW messages in flight. */
-static int run_rate(long n)
+/*
+ * rates: the pairs' ends of the pipes to the first process.  Each receiver
+ * writes a byte to ready when its buffers are posted; every process waits
+ * for go to close before the first message; each receiver writes its
+ * rate_span to res.
+ */
+struct rate_sync {
+	int ready, go, res;
+};
+
+struct rate_span {
+	double t0, t1;		/* first and last receive, CLOCK_MONOTONIC */
+	long n;			/* messages received after the first */
+};
+
+static void wait_go(const struct rate_sync *sync)
+{
+	char c;
+
+	if (read(sync->go, &c, 1) != 0)
+		die("wait for the start");
+}
+
+/*
+ * Receiver counts, sender keeps WINDOW messages in flight.  Alone (sync
+ * NULL) the receiver prints its rate; in rates it reports to the first
+ * process.
+ */
+static int rate_pair(long n, const struct rate_sync *sync)
 {
 	struct side s = {};
 	struct ibv_wc wc;
 	bool child;
 	pid_t pid = two_sides(&s, &child, false);
 	long i, sent = 0, done = 0;
-	double t0;
+	struct rate_span span;
+	char c = 1;
 
 	if (child) {
 		for (i = 0; i < DEPTH; i++)
 			post_recv(&s, i);
+		if (sync) {
+			if (write(sync->ready, &c, 1) != 1)
+				die("ready");
+			wait_go(sync);
+		}
 		wait_one(s.rcq, &wc);
-		t0 = now();
+		span.t0 = now();
 		post_recv(&s, wc.wr_id);
 		for (i = 1; i < n; i++) {
 			wait_one(s.rcq, &wc);
 			post_recv(&s, wc.wr_id);
 		}
-		printf("rate %.3f Mmsg/s\n", (n - 1) / (now() - t0) / 1e6);
-		fflush(stdout);
+		span.t1 = now();
+		span.n = n - 1;
+		if (sync) {
+			if (write(sync->res, &span, sizeof(span)) != sizeof(span))
+				die("report");
+		} else {
+			printf("rate %.3f Mmsg/s\n",
+			       span.n / (span.t1 - span.t0) / 1e6);
+			fflush(stdout);
+		}
 		return finish(pid, child);
 	}
-	usleep(100000);		/* the receiver's buffers are posted */
+	if (sync)
+		wait_go(sync);
+	else
+		usleep(100000);	/* the receiver's buffers are posted */
 	while (done < n) {
 		while (sent < n && sent - done < WINDOW)
 			if (post_send(&s, sent++ % WINDOW))
@@ -249,10 +309,92 @@ static int run_rate(long n)
 	return finish(pid, child);
 }
 
+static int run_rate(long n)
+{
+	return rate_pair(n, NULL);
+}
+
+/* P pairs started together; each pair's sender is a child of this one. */
+static int run_rates(long p, long n)
+{
+	int ready[2], go[2], res[2], status, bad = 0;
+	double t0 = 0, t1 = 0, lo = 0, hi = 0, r;
+	struct rate_span span;
+	long i, got = 0, total = 0;
+	pid_t *pids = calloc(p, sizeof(*pids));
+	char c;
+
+	if (!pids || pipe(ready) || pipe(go) || pipe(res))
+		die("rates");
+	for (i = 0; i < p; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			die("fork");
+		if (!pids[i]) {
+			struct rate_sync sync = { ready[1], go[0], res[1] };
+
+			close(ready[0]);
+			close(go[1]);
+			close(res[0]);
+			exit(rate_pair(n, &sync));
+		}
+	}
+	close(ready[1]);
+	close(go[0]);
+	close(res[1]);
+	for (i = 0; i < p; i++)
+		if (read(ready[0], &c, 1) != 1)
+			break;
+	close(go[1]);		/* all ready, or one failed: go */
+	for (; got < p && read(res[0], &span, sizeof(span)) == sizeof(span);
+	     got++) {
+		r = span.n / (span.t1 - span.t0) / 1e6;
+		if (!got || span.t0 < t0)
+			t0 = span.t0;
+		if (!got || span.t1 > t1)
+			t1 = span.t1;
+		if (!got || r < lo)
+			lo = r;
+		if (!got || r > hi)
+			hi = r;
+		total += span.n;
+	}
+	for (i = 0; i < p; i++)
+		if (waitpid(pids[i], &status, 0) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			bad = 1;
+	free(pids);
+	if (bad || got < p) {
+		fprintf(stderr, "efa_bench: %ld of %ld pairs reported\n", got, p);
+		return 1;
+	}
+	printf("aggregate %.3f Mmsg/s pairs %ld slowest %.3f fastest %.3f\n",
+	       total / (t1 - t0) / 1e6, p, lo, hi);
+	return 0;
+}
+
+/* One round trip of lat; the parent pings, the child pongs. */
+static void round_trip(struct side *s, bool child)
+{
+	struct ibv_wc wc;
+
+	if (!child) {
+		if (post_send(s, 0))
+			die("post_send");
+		wait_one(s->scq, &wc);
+	}
+	wait_one(s->rcq, &wc);
+	post_recv(s, 0);
+	if (child) {
+		if (post_send(s, 0))
+			die("post_send");
+		wait_one(s->scq, &wc);
+	}
+}
+
 static int run_lat(long n)
 {
 	struct side s = {};
-	struct ibv_wc wc;
 	bool child;
 	pid_t pid = two_sides(&s, &child, false);
 	double t0 = 0;
@@ -263,18 +405,7 @@ static int run_lat(long n)
 	for (i = 0; i <= n; i++) {
 		if (i == 1)
 			t0 = now();
-		if (!child) {
-			if (post_send(&s, 0))
-				die("post_send");
-			wait_one(s.scq, &wc);
-		}
-		wait_one(s.rcq, &wc);
-		post_recv(&s, 0);
-		if (child) {
-			if (post_send(&s, 0))
-				die("post_send");
-			wait_one(s.scq, &wc);
-		}
+		round_trip(&s, child);
 	}
 	if (!child)
 		printf("rtt %.2f us\n", (now() - t0) / n * 1e6);
@@ -316,6 +447,69 @@ static int run_pair(long n)
 	}
 	printf("pairs %ld empty_polls %ld\n", n, empty);
 	return 0;
+}
+
+/*
+ * As pair without the pauses, for strace: every system call of a round is
+ * the provider's (or libibverbs' or the shim's), none the benchmark's.
+ */
+static int run_spin(long n)
+{
+	struct side s = {};
+	struct ibv_wc wc;
+	long i;
+
+	setup(&s, false);
+	s.peer_qpn = s.qp->qp_num;
+	for (i = 0; i < n; i++) {
+		post_recv(&s, 0);
+		if (post_send(&s, 0))
+			die("post_send");
+		wait_one(s.scq, &wc);
+		wait_one(s.rcq, &wc);
+	}
+	printf("rounds %ld\n", n);
+	return 0;
+}
+
+#define IDLE_MORE	1000
+
+/*
+ * Both sides sleep @secs; the parent a little longer, so that the child
+ * polls when the first ping comes and the first round trip is the
+ * device's own after its idle time.
+ */
+static int run_idle(long secs)
+{
+	struct side s = {};
+	bool child;
+	pid_t pid = two_sides(&s, &child, false);
+	struct timespec idle = { secs, 0 }, late = { 0, 50 * 1000 * 1000 };
+	double t0, first;
+	long i;
+
+	post_recv(&s, 0);
+	if (child) {
+		nanosleep(&idle, NULL);
+		for (i = 0; i <= IDLE_MORE; i++)
+			round_trip(&s, child);
+		return finish(pid, child);
+	}
+	printf("idle_start %ld s\n", secs);
+	fflush(stdout);
+	nanosleep(&idle, NULL);
+	nanosleep(&late, NULL);
+	printf("idle_end\n");
+	fflush(stdout);
+	t0 = now();
+	round_trip(&s, child);
+	first = now() - t0;
+	t0 = now();
+	for (i = 0; i < IDLE_MORE; i++)
+		round_trip(&s, child);
+	printf("first_rtt %.2f us\nrtt %.2f us\n", first * 1e6,
+	       (now() - t0) / IDLE_MORE * 1e6);
+	return finish(pid, child);
 }
 
 /* The parent writes WINDOW-deep into the child's region; the child waits. */
@@ -392,12 +586,25 @@ static int run_memcpy(long n)
 	return 0;
 }
 
+#define USAGE	"usage: efa_bench rate|lat|pair|spin|wbw|memcpy N\n" \
+		"       efa_bench idle SECONDS\n" \
+		"       efa_bench rates PAIRS N\n"
+
 int main(int argc, char **argv)
 {
 	long n = argc == 3 ? atol(argv[2]) : 0;
 
+	if (argc == 4 && !strcmp(argv[1], "rates")) {
+		long p = atol(argv[2]);
+
+		n = atol(argv[3]);
+		if (p >= 1 && n > 1)
+			return run_rates(p, n);
+	}
+	if (argc == 3 && !strcmp(argv[1], "idle") && n >= 0)
+		return run_idle(n);
 	if (n <= 1) {
-		fprintf(stderr, "usage: efa_bench rate|lat|pair|wbw|memcpy N\n");
+		fputs(USAGE, stderr);
 		return 2;
 	}
 	if (!strcmp(argv[1], "rate"))
@@ -406,10 +613,12 @@ int main(int argc, char **argv)
 		return run_lat(n);
 	if (!strcmp(argv[1], "pair"))
 		return run_pair(n);
+	if (!strcmp(argv[1], "spin"))
+		return run_spin(n);
 	if (!strcmp(argv[1], "wbw"))
 		return run_wbw(n);
 	if (!strcmp(argv[1], "memcpy"))
 		return run_memcpy(n);
-	fprintf(stderr, "usage: efa_bench rate|lat|pair|wbw|memcpy N\n");
+	fputs(USAGE, stderr);
 	return 2;
 }

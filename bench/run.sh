@@ -2,8 +2,12 @@
 # Print, for our provider and for the stock one on the same SoftEFA device:
 # the 64-byte SRD message rate and round trip between two processes, and the
 # instructions of one ibv_post_send() plus ibv_poll_cq() pair (callgrind);
-# then RDMA write against memcpy, fi_pingpong against shm and tcp, and, as
-# root, the round trip and bandwidth between two hosts over the wire.
+# the system calls (strace) and allocations (callgrind) of the data path;
+# then RDMA write against memcpy, the message rate of several pairs at once,
+# the daemon's CPU time while its clients sit idle and the first round trip
+# after, fi_pingpong against shm and tcp, and, as root, the round trip and
+# bandwidth between two hosts over the wire.  Last, issue 14's targets
+# against what this run measured.
 # Usage: bench/run.sh [BUILD_DIR]
 set -euo pipefail
 BUILD=${1:-$(dirname "$0")/../build}
@@ -16,6 +20,8 @@ trap '"$SOFTEFA" --run-dir "$RUN" stop >/dev/null 2>&1 || true; rm -rf "$RUN"' E
 sx() { "$SOFTEFA" --run-dir "$RUN" exec --provider "$@"; }
 
 PAIRS=2000
+# what the targets table at the end compares, by name
+declare -A M=()
 printf "%-8s %14s %12s %16s\n" provider "rate(Mmsg/s)" "rtt(us)" "instr/pair"
 for p in ours stock; do
 	rate=$(sx "$p" -- "$BENCH" rate 200000 | awk '/^rate/ { print $2 }')
@@ -27,9 +33,89 @@ for p in ours stock; do
 		{ cat "$RUN/valgrind.$p" >&2; exit 1; }
 	empty=$(awk '/^pairs/ { print $4 }' "$RUN/pair.$p")
 	ir=$(awk '/^summary:|^totals:/ { print $2; exit }' "$out")
-	printf "%-8s %14s %12s %16s\n" "$p" "$rate" "$rtt" \
-		"$(awk -v ir="$ir" -v n="$PAIRS" 'BEGIN { printf "%.1f", ir / n }')"
+	instr=$(awk -v ir="$ir" -v n="$PAIRS" 'BEGIN { printf "%.1f", ir / n }')
+	printf "%-8s %14s %12s %16s\n" "$p" "$rate" "$rtt" "$instr"
 	[ "$empty" = 0 ] || echo "  ($p: $empty empty polls counted too)"
+	M[rate.$p]=$rate M[rtt.$p]=$rtt M[instr.$p]=$instr
+done
+
+# System calls of the data path: strace -c over "efa_bench spin" for two
+# counts of rounds, whose difference leaves out set-up and teardown.  A
+# round is an ibv_post_recv(), an ibv_post_send() and ibv_poll_cq() until
+# both completions, with no call of the benchmark's own in between.
+SPIN1=1000 SPIN2=21000
+echo
+echo "system calls per round (strace -f -c, spin $SPIN2 minus spin $SPIN1;" \
+	"a round: post_recv, post_send, polls to both completions)"
+printf "%-8s %12s %15s  %s\n" provider "total/round" "all, spin $SPIN1" \
+	"per round, by name"
+for p in ours stock; do
+	if ! command -v strace >/dev/null; then
+		printf "%-8s %12s\n" "$p" "no strace"
+		continue
+	fi
+	for n in "$SPIN1" "$SPIN2"; do
+		sx "$p" -- strace -f -c -o "$RUN/strace.$p.$n" \
+			"$BENCH" spin "$n" >/dev/null
+	done
+	# strace -c rows: % time, seconds, usecs/call, calls, [errors,] name
+	sys=$(awk -v f2="$RUN/strace.$p.$SPIN2" -v d=$((SPIN2 - SPIN1)) '
+		FNR == 1 { second = FILENAME == f2 }
+		$1 ~ /^[0-9.]+$/ && NF >= 5 && $NF != "total" {
+			c[$NF] += second ? $4 : -$4
+			if (!second)
+				all += $4
+		}
+		END {
+			for (k in c)
+				if (c[k]) {
+					by = by sprintf(" %s=%.3f", k, c[k] / d)
+					t += c[k]
+				}
+			printf "%.3f %d%s\n", t / d, all, by ? by : " none"
+		}' "$RUN/strace.$p.$SPIN1" "$RUN/strace.$p.$SPIN2")
+	read -r per base by <<<"$sys"
+	printf "%-8s %12s %15s  %s\n" "$p" "$per" "$base" "$by"
+	M[sys.$p]=$per
+done
+
+# Allocations of the data path: the calls to the allocator inside the
+# region callgrind collected above (ibv_post_send() and ibv_poll_cq() of
+# "efa_bench pair"), the allocator's calls into itself left out.
+echo
+echo "allocator calls per pair (callgrind, the same $PAIRS post_send + poll_cq pairs)"
+printf "%-8s %10s %10s %10s %10s %12s\n" provider malloc calloc realloc free "total/pair"
+for p in ours stock; do
+	read -r ma ca re fr <<<"$(awk '
+		function base(n) {
+			sub(/\047[0-9]+$/, "", n); sub(/@.*/, "", n)
+			sub(/^__libc_/, "", n)
+			if (n == "cfree") n = "free"
+			if (n == "reallocarray") n = "realloc"
+			if (n ~ /^(posix_memalign|aligned_alloc|memalign|valloc|pvalloc)$/)
+				n = "malloc"
+			return n
+		}
+		function alloc(n) { return n ~ /^(malloc|calloc|realloc|free)$/ }
+		/^c?fn=\(/ {
+			id = $0; sub(/^c?fn=\(/, "", id); sub(/\).*/, "", id)
+			if (match($0, /\) /))
+				name[id] = base(substr($0, RSTART + 2))
+			if ($0 ~ /^cfn/)
+				callee = name[id]
+			else
+				caller = name[id]
+			next
+		}
+		/^calls=/ && alloc(callee) && !alloc(caller) {
+			split($0, a, /[= ]/); c[callee] += a[2]
+		}
+		END { print c["malloc"] + 0, c["calloc"] + 0, c["realloc"] + 0,
+			    c["free"] + 0 }' "$RUN/callgrind.$p")"
+	M[alloc.$p]=$(awk -v t=$((ma + ca + re + fr)) -v n="$PAIRS" \
+		'BEGIN { printf "%.3f", t / n }')
+	printf "%-8s %10s %10s %10s %10s %12s\n" "$p" "$ma" "$ca" "$re" "$fr" \
+		"${M[alloc.$p]}"
 done
 
 # RDMA write needs a provider newer than the stock one (rdma-core 46).
@@ -38,11 +124,128 @@ wbw=$(sx ours -- "$BENCH" wbw 4000 | awk '/^wbw/ { print $2 }')
 cpy=$("$BENCH" memcpy 40000 | awk '/^memcpy/ { print $2 }')
 printf "%-44s %10s MB/s\n" "64 KiB RDMA write over SRD (ours)" "$wbw" \
 	"64 KiB memcpy, one core, same machine" "$cpy"
+M[wbw]=$wbw M[memcpy]=$cpy
+
+# Several pairs of processes at once under the one daemon, each pair as
+# "efa_bench rate", all started together: all their messages over the span
+# from the first pair's first receive to the last pair's last.
+NPROC=$(nproc)
+MANY=$((2 * NPROC < 4 ? 4 : 2 * NPROC))
+echo
+echo "64 B message rate, pairs of processes at once (Mmsg/s, all pairs;" \
+	"slowest and fastest pair; $NPROC cores)"
+printf "%-8s %24s %24s\n" pairs ours stock
+for n in 1 2 "$MANY"; do
+	row=()
+	for p in ours stock; do
+		out=$(sx "$p" -- timeout 120 "$BENCH" rates "$n" 50000 |
+			awk '/^aggregate/ { print $2, $7, $9 }')
+		read -r agg lo hi <<<"$out"
+		row+=("$agg ($lo-$hi)")
+		M[rates.$p.$n]=$agg
+	done
+	printf "%-8s %24s %24s\n" "$n" "${row[@]}"
+done
+
+# Idle: two processes with their QPs set up, asleep for IDLE seconds; the
+# daemon's CPU time (utime + stime of all its threads, /proc/PID/stat) over
+# that time, then the first 64-byte round trip after it and the next ones.
+IDLE=10
+DPID=$(cat "$RUN/softefad.pid")
+HZ=$(getconf CLK_TCK)
+daemon_cpu() { sed 's/.*) //' "/proc/$DPID/stat" | awk '{ print $12 + $13 }'; }
+echo
+echo "idle: two processes with their QPs, ${IDLE} s asleep (softefad pid $DPID," \
+	"CPU time in 1/$HZ s)"
+printf "%-8s %18s %18s %16s\n" provider "daemon % of a core" "first rtt (us)" "then rtt (us)"
+for p in ours stock; do
+	c0=0 c1=0 t0=0 t1=0 first=n/a after=n/a
+	while read -r what val _; do
+		case $what in
+		idle_start) c0=$(daemon_cpu) t0=$(date +%s.%N) ;;
+		idle_end) c1=$(daemon_cpu) t1=$(date +%s.%N) ;;
+		first_rtt) first=$val ;;
+		rtt) after=$val ;;
+		esac
+	done < <(sx "$p" -- timeout 120 "$BENCH" idle "$IDLE")
+	wait $! || { echo "efa_bench idle failed ($p)" >&2; exit 1; }
+	M[idle.$p]=$(awk -v c="$((c1 - c0))" -v hz="$HZ" -v t0="$t0" -v t1="$t1" \
+		'BEGIN { printf "%.2f", c / hz / (t1 - t0) * 100 }')
+	printf "%-8s %18s %18s %16s\n" "$p" "${M[idle.$p]}" "$first" "$after"
+done
+
+# Issue 14's targets against this run's figures, printed last (also when
+# the sections after this point are skipped).  A ratio the run could not
+# measure is n/a.
+m() { echo "${M[$1]:-n/a}"; }
+# ratio A B [K]: A / (B * K), or n/a
+ratio() {
+	awk -v a="$1" -v b="$2" -v k="${3:-1}" 'BEGIN {
+		if (a ~ /^[0-9]+(\.[0-9]+)?$/ && b ~ /^[0-9]+(\.[0-9]+)?$/ && b > 0)
+			printf "%.2f", a / (b * k)
+		else
+			print "n/a" }'
+}
+# target WHAT MEASURED VALUE OP GOAL: one row of the table
+target() {
+	local verdict
+
+	verdict=$(awk -v v="$3" -v op="$4" -v g="$5" 'BEGIN {
+		if (v !~ /^[0-9]+(\.[0-9]+)?$/) { print "n/a"; exit }
+		v += 0
+		ok = op == "<=" ? v <= g : op == ">=" ? v >= g : \
+		     op == "<" ? v < g : v == g
+		print ok ? "met" : "not met" }')
+	printf "%-42s %-26s %8s %3s %-4s %s\n" "$1" "$2" "$3" "$4" "$5" "$verdict"
+}
+targets() {
+	local p shm tcp
+
+	shm=$(ratio "$(m fi_lat.shm)" 0.5)	# round trips, 2 x usec/xfer
+	tcp=$(ratio "$(m fi_lat.tcp)" 0.5)
+	echo
+	echo "targets (issue 14)"
+	printf "%-42s %-26s %8s %-8s %s\n" target measured ratio goal verdict
+	for p in ours stock; do
+		target "64 B rtt, $p / shm rtt" "$(m rtt.$p) vs $shm us" \
+			"$(ratio "$(m rtt.$p)" "$shm")" "<=" 2
+		target "64 B rtt, $p / tcp rtt" "$(m rtt.$p) vs $tcp us" \
+			"$(ratio "$(m rtt.$p)" "$tcp")" "<=" 1
+	done
+	for p in ours stock; do
+		target "64 B rate, one pair, $p (Mmsg/s)" "$(m rate.$p) Mmsg/s" \
+			"$(m rate.$p)" ">=" 1
+	done
+	target "instructions per pair, ours / stock" \
+		"$(m instr.ours) vs $(m instr.stock)" \
+		"$(ratio "$(m instr.ours)" "$(m instr.stock)")" "<=" 0.8
+	target "system calls per round, ours" "$(m sys.ours)" "$(m sys.ours)" \
+		"==" 0
+	target "allocator calls per pair, ours" "$(m alloc.ours)" \
+		"$(m alloc.ours)" "==" 0
+	target "64 KiB RDMA write / memcpy" "$(m wbw) vs $(m memcpy) MB/s" \
+		"$(ratio "$(m wbw)" "$(m memcpy)")" ">=" 0.9
+	for p in ours stock; do
+		target "fi_pingpong 64 B, efa $p / shm" \
+			"$(m fi_lat.efa.$p) vs $(m fi_lat.shm) us" \
+			"$(ratio "$(m fi_lat.efa.$p)" "$(m fi_lat.shm)")" "<=" 2
+		target "fi_pingpong 1 MiB, efa $p / shm" \
+			"$(m fi_bw.efa.$p) vs $(m fi_bw.shm) MB/s" \
+			"$(ratio "$(m fi_bw.efa.$p)" "$(m fi_bw.shm)")" ">=" 0.5
+		target "fi_pingpong 1 MiB, efa $p / tcp" \
+			"$(m fi_bw.efa.$p) vs $(m fi_bw.tcp) MB/s" \
+			"$(ratio "$(m fi_bw.efa.$p)" "$(m fi_bw.tcp)")" ">=" 1
+	done
+	for p in ours stock; do
+		target "idle daemon, $p clients (% of a core)" \
+			"$(m idle.$p) %" "$(m idle.$p)" "<" 1
+	done
+}
 
 # libfabric's fi_pingpong (RDM endpoints): efa on SoftEFA through each
 # provider, beside libfabric's own shm and tcp providers on loopback, in
 # the same run.  fi_pingpong's usec/xfer is half a round trip.
-command -v fi_pingpong >/dev/null || exit 0
+command -v fi_pingpong >/dev/null || { targets; exit 0; }
 FIPORT=$((20000 + RANDOM % 10000))
 fipp() {
 	local softefa_provider=$1 prov=$2 size=$3 iters=$4 out=$RUN/fipp.out
@@ -64,19 +267,21 @@ fipp() {
 
 echo
 printf "%-30s %16s %18s\n" "fi_pingpong -e rdm" "64 B usec/xfer" "1 MiB MB/s"
-for row in "efa, our provider:ours:efa" "efa, stock provider:stock:efa" \
-	   "shm (loopback):ours:shm" "tcp (loopback):ours:tcp"; do
-	IFS=: read -r name sp prov <<<"$row"
+for row in "efa, our provider:ours:efa:efa.ours" \
+	   "efa, stock provider:stock:efa:efa.stock" \
+	   "shm (loopback):ours:shm:shm" "tcp (loopback):ours:tcp:tcp"; do
+	IFS=: read -r name sp prov key <<<"$row"
 	lat=$(fipp "$sp" "$prov" 64 2000 | awk '{ print $2 }')
 	bw=$(fipp "$sp" "$prov" 1048576 100 | awk '{ print $1 }')
 	printf "%-30s %16s %18s\n" "$name" "$lat" "$bw"
+	M[fi_lat.$key]=$lat M[fi_bw.$key]=$bw
 done
 
 # Across two hosts: a daemon in each of two network namespaces joined by a
 # veth pair, the wire between them (softefa-wire(7)), beside the same
 # tools on one host and libfabric's tcp provider across the same pair.
 # perftest's t_avg is half a round trip.  Needs root.
-[ "$(id -u)" = 0 ] || exit 0
+[ "$(id -u)" = 0 ] || { targets; exit 0; }
 NS1=sefa-bench-$$-1 NS2=sefa-bench-$$-2
 hosts_down() {
 	local i
@@ -151,3 +356,4 @@ for i in 1 2; do
 	ip netns exec "sefa-bench-$$-$i" "$SOFTEFA" --run-dir "$RUN/h$i" stats |
 		awk -v h="$i" '$1 == "wire" || $1 == "device" { print "  host " h ": " $0 }'
 done
+targets

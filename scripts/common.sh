@@ -12,6 +12,7 @@ PACKAGES=(
 	pandoc man-db perftest infiniband-diags
 	iproute2 iputils-ping tshark tcpdump
 	libfabric1 libfabric-bin openmpi-bin libopenmpi-dev
+	valgrind strace
 )
 
 # What test.sh needs on top, to build and check the .deb and .rpm packages.
