@@ -173,6 +173,18 @@ static size_t counters_text(char *buf, size_t len, const char *what,
 }
 
 /* What the wire to other hosts carried, and the faults it injected. */
+static size_t engine_text(char *buf, size_t len, const struct sefa_daemon *d)
+{
+	const struct sefa_engine_counters *e = &d->engine_cnt;
+	int n;
+
+	n = snprintf(buf, len, "engine sleeps %llu woken %llu unannounced %llu\n",
+		     (unsigned long long)e->sleeps,
+		     (unsigned long long)e->woken,
+		     (unsigned long long)e->unannounced);
+	return n < 0 ? 0 : (size_t)n;
+}
+
 static size_t wire_text(char *buf, size_t len, const struct sefa_daemon *d)
 {
 	const struct sefa_wire_counters *w = &d->wire_cnt;
@@ -250,6 +262,8 @@ static void stats_text(struct sefa_daemon *d, char *buf, size_t len)
 					     &qp->cnt);
 		}
 	}
+	if (off < len)
+		off += engine_text(buf + off, len - off, d);
 	if (off < len)
 		off += wire_text(buf + off, len - off, d);
 	if (off < len)

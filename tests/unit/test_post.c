@@ -4,8 +4,16 @@
  * ibv_wr_* API enforce, doorbells, batching and rollback.
  */
 
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <check.h>
 
@@ -420,6 +428,48 @@ START_TEST(test_wr_many)
 }
 END_TEST
 
+/*
+ * A device that sleeps (SoftEFA's wake word, odd) is woken after the
+ * doorbell, through the word; an awake one is not.
+ */
+static _Atomic uint32_t wake_word;
+
+static void *device_sleeps(void *arg)
+{
+	struct timespec ts = { 5, 0 };
+
+	(void)arg;
+	return (void *)(intptr_t)syscall(SYS_futex, &wake_word, FUTEX_WAIT,
+					 1, &ts, NULL, 0);
+}
+
+START_TEST(test_send_wakes_device)
+{
+	struct ibv_send_wr wr = send_wr(1), *bad;
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	pthread_t t;
+	void *ret;
+
+	fq.qp->sq.wq.wake = (const uint32_t *)&wake_word;
+
+	/* awake: the doorbell alone, nobody woken */
+	wake_word = 0;
+	ck_assert_int_eq(post(&wr, &bad), 0);
+	ck_assert_int_eq(syscall(SYS_futex, &wake_word, FUTEX_WAIT, 0, &ts,
+				 NULL, 0), -1);
+	ck_assert_int_eq(errno, ETIMEDOUT);
+
+	/* asleep: the doorbell, then the wake ends the device's wait */
+	wake_word = 1;
+	ck_assert_int_eq(pthread_create(&t, NULL, device_sleeps, NULL), 0);
+	usleep(20000);
+	ck_assert_int_eq(post(&wr, &bad), 0);
+	pthread_join(t, &ret);
+	ck_assert_int_eq((intptr_t)ret, 0);
+	ck_assert_uint_eq(fq.sq_db, 2);
+}
+END_TEST
+
 static Suite *post_suite(void)
 {
 	Suite *s = suite_create("post");
@@ -442,6 +492,7 @@ static Suite *post_suite(void)
 	tcase_add_test(tc, test_wr_session_error);
 	tcase_add_test(tc, test_wr_full);
 	tcase_add_test(tc, test_wr_many);
+	tcase_add_test(tc, test_send_wakes_device);
 	suite_add_tcase(s, tc);
 
 	tcase_add_checked_fixture(sig_all, setup_sig_all, teardown);

@@ -161,6 +161,17 @@ struct sefa_wire_opts {
 	unsigned int delay_us;
 };
 
+/*
+ * How the engine slept, for softefa stats: its sleeps, those a wake ended
+ * (a provider's after its doorbell, or a command's), and the timed looks
+ * that found doorbells rung without a wake.
+ */
+struct sefa_engine_counters {
+	uint64_t sleeps;
+	uint64_t woken;
+	uint64_t unannounced;
+};
+
 /* What the wire did, for softefa stats. */
 struct sefa_wire_counters {
 	uint64_t tx_pkts;
@@ -223,6 +234,7 @@ struct sefa_daemon {
 	struct sefa_wire_opts wire;
 	struct nic_net *net;		/* the NIC's sockets, when wire.on */
 	struct sefa_wire_counters wire_cnt;
+	struct sefa_engine_counters engine_cnt;	/* under the lock */
 	unsigned int ndev;
 	struct sefa_device dev[SEFA_MAX_DEVICES];
 

@@ -106,7 +106,7 @@ static void *engine_main(void *arg)
 	struct sefa_daemon *d = eng->d;
 	long poll = POLL_MAX_NS;
 	unsigned int busy = 0;
-	bool timed_out = false;
+	bool slept = false, timed_out = false;
 
 	/* Sleeps this short are only worth it with a precise timer. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
@@ -126,12 +126,18 @@ static void *engine_main(void *arg)
 			return NULL;
 		}
 		work = engine_look(eng);
+		if (slept) {
+			d->engine_cnt.sleeps++;
+			d->engine_cnt.woken += !timed_out;
+			d->engine_cnt.unannounced += timed_out && work;
+		}
 		pthread_mutex_unlock(&d->lock);
 
 		/* work that a timed look found came unannounced */
 		if (timed_out)
 			poll = work ? POLL_MIN_NS :
 			       poll < POLL_MAX_NS / 2 ? poll * 2 : POLL_MAX_NS;
+		slept = false;
 		timed_out = false;
 
 		/*
@@ -151,6 +157,7 @@ static void *engine_main(void *arg)
 			continue;
 		}
 		timed_out = !nic_watch_sleep(d, poll);
+		slept = true;
 	}
 }
 

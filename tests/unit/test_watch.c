@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * What ends the engine's sleep (nic/watch.c), on the NIC fixture's host:
+ * the wake page a client may map only to read, a wake through that
+ * mapping as a provider does it, the daemon's own kick, and a sleep that
+ * nothing ends.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "check_main.h"
+#include "nic_fixture.h"
+#include "nic/nic.h"
+#include "verbs/verbs.h"
+
+#define LONG_NS		(10 * 1000 * 1000 * 1000L)	/* never reached */
+
+/* A client's view of the page, as the shim maps it for a provider. */
+static const _Atomic uint32_t *client_word;
+
+static void setup(void)
+{
+	void *p;
+
+	fx_setup();
+	ck_assert_int_eq(nic_watch_open(&fx_d), 0);
+	ck_assert_ptr_nonnull(fx_d.wake_page);
+	p = mmap(NULL, SEFA_PAGE_SIZE, PROT_READ, MAP_SHARED,
+		 fx_d.wake_page->fd, 0);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	client_word = p;
+}
+
+static void teardown(void)
+{
+	munmap((void *)client_word, SEFA_PAGE_SIZE);
+	nic_watch_close(&fx_d);
+	ck_assert_ptr_null(fx_d.wake_page);
+	fx_teardown();
+}
+
+START_TEST(page_read_only)
+{
+	int fd = fx_d.wake_page->fd;
+	void *p;
+
+	p = mmap(NULL, SEFA_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 0);
+	ck_assert_ptr_eq(p, MAP_FAILED);
+	ck_assert_int_eq(errno, EPERM);
+	ck_assert_int_eq(mprotect((void *)client_word, SEFA_PAGE_SIZE,
+				  PROT_READ | PROT_WRITE), -1);
+	ck_assert_int_eq(write(fd, "x", 1), -1);
+	ck_assert_int_eq(ftruncate(fd, 0), -1);
+
+	/* what the engine says, the client reads */
+	ck_assert_uint_eq(*client_word & 1, 0);
+	nic_watch_doze(&fx_d);
+	ck_assert_uint_eq(*client_word & 1, 1);
+	nic_watch_rouse(&fx_d);
+	ck_assert_uint_eq(*client_word & 1, 0);
+}
+END_TEST
+
+/* A provider after its doorbell: the word is odd, so wake. */
+static void *provider_kick(void *arg)
+{
+	(void)arg;
+	while (!(atomic_load(client_word) & 1))
+		usleep(100);
+	usleep(1000);		/* the engine is in its wait by now, or soon */
+	syscall(SYS_futex, client_word, FUTEX_WAKE, 1, NULL, NULL, 0);
+	return NULL;
+}
+
+static void *daemon_kick(void *arg)
+{
+	(void)arg;
+	while (!(atomic_load(client_word) & 1))
+		usleep(100);
+	usleep(1000);
+	sefa_engine_kick(&fx_d);
+	return NULL;
+}
+
+/*
+ * Woken before a time that would fail the test's own timeout: a wake that
+ * came before the wait finds the word moved on, and one that came during
+ * it ends it.  Either way the engine is awake after it.
+ */
+static void sleep_until_woken(void *(*waker)(void *))
+{
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, waker, NULL), 0);
+	nic_watch_doze(&fx_d);
+	ck_assert(nic_watch_sleep(&fx_d, LONG_NS));
+	ck_assert_uint_eq(*client_word & 1, 0);
+	pthread_join(t, NULL);
+}
+
+START_TEST(provider_wakes)
+{
+	sleep_until_woken(provider_kick);
+}
+END_TEST
+
+START_TEST(daemon_wakes)
+{
+	sleep_until_woken(daemon_kick);
+}
+END_TEST
+
+/* Nothing wakes it: the sleep ends at its time, and says so. */
+START_TEST(timed_sleep)
+{
+	nic_watch_doze(&fx_d);
+	ck_assert(!nic_watch_sleep(&fx_d, 1000 * 1000));
+	ck_assert_uint_eq(*client_word & 1, 0);
+	/* a kick while awake wakes nothing that sleeps later */
+	sefa_engine_kick(&fx_d);
+	nic_watch_doze(&fx_d);
+	ck_assert(!nic_watch_sleep(&fx_d, 1000 * 1000));
+}
+END_TEST
+
+static Suite *watch_suite(void)
+{
+	Suite *s = suite_create("watch");
+	TCase *tc = tcase_create("watch");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, page_read_only);
+	tcase_add_test(tc, provider_wakes);
+	tcase_add_test(tc, daemon_wakes);
+	tcase_add_test(tc, timed_sleep);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+SEFA_CHECK_MAIN(watch_suite)
