@@ -205,10 +205,10 @@ static void efa_wake_map(struct efa_context *ctx, uint64_t key)
 	ctx->wake = p;
 }
 
-/* The device sleeps: wake it (efa_db_kick()). */
-void efa_wake_device(const uint32_t *wake)
+/* The device sleeps: wake it on a word of its page (efa_db_kick()). */
+void efa_wake_device(const uint32_t *word)
 {
-	syscall(SYS_futex, wake, FUTEX_WAKE, 1, NULL, NULL, 0);
+	syscall(SYS_futex, word, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
 struct verbs_context *efa_alloc_context(struct ibv_device *ibdev, int cmd_fd,

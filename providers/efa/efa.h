@@ -284,7 +284,7 @@ bool efa_is_dev(const struct ibv_device *ibdev);
 struct verbs_context *efa_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 					void *private_data);
 void efa_ucontext_cmd_init(struct efa_alloc_ucontext *cmd);
-void efa_wake_device(const uint32_t *wake);
+void efa_wake_device(const uint32_t *word);
 int efa_ucontext_resp_parse(struct efa_context *ctx,
 			    const struct efa_alloc_ucontext_resp *resp);
 int efa_device_limits_parse(struct efa_context *ctx,

@@ -101,17 +101,23 @@ static inline void efa_db_write(uint32_t *db, uint32_t val)
 
 /*
  * After a doorbell: a device that sleeps when idle has said so in its
- * wake word (efa_ext_abi.h), to be woken.  The doorbell store and the read
- * of the word are ordered against the device's store of the word and its
- * next look at the doorbells.  On EFA hardware @wake is NULL.
+ * wake page (efa_ext_abi.h), to be woken; for a queue that had work
+ * outstanding (@busy), on the page's stream word, and not at all when it
+ * looks by itself soon anyway.  The doorbell store
+ * and the read of the word are ordered against the device's store of the
+ * word and its next look at the doorbells.  On EFA hardware @wake is NULL.
  */
-static inline void efa_db_kick(const uint32_t *wake)
+static inline void efa_db_kick(const uint32_t *wake, bool busy)
 {
 	if (!wake)
 		return;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(wake, __ATOMIC_RELAXED) & 1)
-		efa_wake_device(wake);
+	if (!(__atomic_load_n(&wake[SEFA_WAKE_SLEEPING], __ATOMIC_ACQUIRE) & 1))
+		return;
+	if (!busy)
+		efa_wake_device(&wake[SEFA_WAKE_SLEEPING]);
+	else if (!__atomic_load_n(&wake[SEFA_WAKE_POLLING], __ATOMIC_RELAXED))
+		efa_wake_device(&wake[SEFA_WAKE_STREAM]);
 }
 
 /*
@@ -161,11 +167,12 @@ static inline void efa_sq_advance(struct efa_wq *wq)
 		wq->phase ^= 1;
 }
 
-static inline void efa_sq_ring(struct efa_sq *sq, uint16_t pc)
+/* @busy: the queue had WQEs outstanding before these. */
+static inline void efa_sq_ring(struct efa_sq *sq, uint16_t pc, bool busy)
 {
 	efa_wc_flush();
 	efa_db_write(sq->wq.db, pc);
-	efa_db_kick(sq->wq.wake);
+	efa_db_kick(sq->wq.wake, busy);
 }
 
 static inline uint32_t efa_cq_db_val(const struct efa_cq *cq, bool arm)

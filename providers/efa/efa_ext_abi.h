@@ -72,13 +72,23 @@
  * a thread that sleeps when idle (SoftEFA) answers GET_CONTEXT with more
  * than efa's udata: struct sefa_ibv_alloc_ucontext_resp, when userspace
  * gave room for it.  A nonzero wake_mmap_key is the mmap(2) offset of a
- * page to map read-only (one page, MAP_SHARED); its first 32-bit word is
- * odd while the device sleeps.  After a doorbell store (SQ, RQ, or a CQ
+ * page to map read-only (one page, MAP_SHARED).  Its first 32-bit word is
+ * odd while the device sleeps.  After a doorbell store (an SQ, or a CQ
  * arm), a provider that reads the word odd wakes the device with
- * FUTEX_WAKE on it.  The device does not depend on it: it also looks at
- * the doorbells by itself, only later.  The efa driver answers none of
+ * FUTEX_WAKE on it; for a send queue that had work outstanding already,
+ * on the third word instead, which tells the device that WQEs stream.
+ * The device then looks at the doorbells on its own every few tens of
+ * microseconds for a while, and says so in the second word (nonzero): a
+ * provider may then leave out the wake for a queue that had work
+ * outstanding, and the device takes a batch of WQEs per look instead of
+ * one per wake.  The device does not depend on any of it: it also looks
+ * at the doorbells by itself, only later.  The efa driver answers none of
  * this, so on EFA hardware the key reads as zero.
  */
+#define SEFA_WAKE_SLEEPING	0	/* u32 index: odd while asleep */
+#define SEFA_WAKE_POLLING	1	/* u32 index: looks by itself */
+#define SEFA_WAKE_STREAM	2	/* u32 index: wake here when busy */
+
 struct sefa_ibv_alloc_ucontext_resp {
 	struct efa_ibv_alloc_ucontext_resp efa;
 	__aligned_u64 wake_mmap_key;

@@ -148,10 +148,12 @@ refuse:
 	err = efa_post_recv_refuse(qp, wr);
 	*bad_wr = wr;
 out:
-	if (wr != first) {
+	/*
+	 * No wake: a send that found no receive is sent again when its
+	 * receiver-not-ready timer says, whenever the device sees this.
+	 */
+	if (wr != first)
 		efa_db_write(wq->db, wq->pc);
-		efa_db_kick(wq->wake);
-	}
 	pthread_spin_unlock(&wq->lock);
 	return err;
 }

@@ -206,9 +206,11 @@ efa_post_send_wrs(struct efa_qp *qp, struct ibv_send_wr *wr,
 	struct efa_wq *wq = &sq->wq;
 	uint32_t batch = 0;
 	uint16_t req_id;
+	bool busy;
 	int err = 0;
 
 	pthread_spin_lock(&wq->lock);
+	busy = wq->wrid_idx_pool_next;
 	if (efa_unlikely(!efa_sq_state_ok(sq, qp->verbs_qp.qp.state)))
 		goto refuse;
 
@@ -224,7 +226,7 @@ efa_post_send_wrs(struct efa_qp *qp, struct ibv_send_wr *wr,
 		efa_wq_commit_idx(wq, req_id, wr->wr_id);
 		efa_sq_advance(wq);
 		if (efa_unlikely(++batch == sq->max_batch_wr)) {
-			efa_sq_ring(sq, wq->pc);
+			efa_sq_ring(sq, wq->pc, busy);
 			batch = 0;
 		}
 	}
@@ -235,7 +237,7 @@ refuse:
 	*bad_wr = wr;
 out:
 	if (batch)
-		efa_sq_ring(sq, wq->pc);
+		efa_sq_ring(sq, wq->pc, busy);
 	pthread_spin_unlock(&wq->lock);
 	return err;
 }

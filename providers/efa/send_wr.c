@@ -253,6 +253,7 @@ static int efa_wr_complete(struct ibv_qp_ex *ibvqpx)
 	struct efa_wq *wq = &sq->wq;
 	int err = sq->session_err;
 	uint32_t batch = 0;
+	bool busy;
 
 	if (efa_unlikely(err)) {
 		efa_sq_roll_back(sq);
@@ -263,16 +264,17 @@ static int efa_wr_complete(struct ibv_qp_ex *ibvqpx)
 	 * slots they were counted in.
 	 */
 	wq->pc -= sq->num_wqe_pending;
+	busy = wq->wrid_idx_pool_next > sq->num_wqe_pending;
 	for (uint32_t i = 0; i < sq->num_wqe_pending; i++) {
 		efa_sq_write(sq, &sq->local_queue[i]);
 		wq->pc++;
 		if (++batch == sq->max_batch_wr) {
-			efa_sq_ring(sq, wq->pc);
+			efa_sq_ring(sq, wq->pc, busy);
 			batch = 0;
 		}
 	}
 	if (batch)
-		efa_sq_ring(sq, wq->pc);
+		efa_sq_ring(sq, wq->pc, busy);
 out:
 	pthread_spin_unlock(&wq->lock);
 	return err;

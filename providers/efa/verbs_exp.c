@@ -457,6 +457,7 @@ static int efa_post_umr(struct efa_qp *qp, const struct ibv_exp_send_wr *wr)
 	struct efa_wq *wq = &qp->sq.wq;
 	struct efa_io_tx_wqe wqe;
 	uint16_t req_id;
+	bool busy;
 	int err = 0;
 
 	if (!qp->umr.max_klms || wr->comp_mask ||
@@ -482,12 +483,13 @@ static int efa_post_umr(struct efa_qp *qp, const struct ibv_exp_send_wr *wr)
 		err = ENOMEM;
 		goto out;
 	}
+	busy = wq->wrid_idx_pool_next;
 	req_id = efa_wq_peek_idx(wq, true);
 	efa_umr_wqe_build(qp, wr, req_id, &wqe);
 	memcpy(efa_sq_slot(&qp->sq), &wqe, sizeof(wqe));
 	efa_wq_commit_idx(wq, req_id, wr->wr_id);
 	efa_sq_advance(wq);
-	efa_sq_ring(&qp->sq, wq->pc);
+	efa_sq_ring(&qp->sq, wq->pc, busy);
 out:
 	pthread_spin_unlock(&wq->lock);
 	return err;

@@ -429,44 +429,67 @@ START_TEST(test_wr_many)
 END_TEST
 
 /*
- * A device that sleeps (SoftEFA's wake word, odd) is woken after the
- * doorbell, through the word; an awake one is not.
+ * SoftEFA's wake page: a device that sleeps (first word odd) is woken
+ * after the doorbell, on the stream word when the queue had work
+ * outstanding already, and not at all when it is awake or, for a busy
+ * queue, looks by itself soon (second word set).
  */
-static _Atomic uint32_t wake_word;
+static _Atomic uint32_t wake_page[3];
+static _Atomic int device_woke;		/* the word it was woken on, or -1 */
 
 static void *device_sleeps(void *arg)
 {
-	struct timespec ts = { 5, 0 };
+	struct futex_waitv fw[2] = {
+		{ .uaddr = (uintptr_t)&wake_page[SEFA_WAKE_SLEEPING], .val = 1,
+		  .flags = FUTEX_32 },
+		{ .uaddr = (uintptr_t)&wake_page[SEFA_WAKE_STREAM], .val = 0,
+		  .flags = FUTEX_32 },
+	};
+	long ret;
 
 	(void)arg;
-	return (void *)(intptr_t)syscall(SYS_futex, &wake_word, FUTEX_WAIT,
-					 1, &ts, NULL, 0);
+	ret = syscall(SYS_futex_waitv, fw, 2, 0, NULL, CLOCK_MONOTONIC);
+	if (ret >= 0 && wake_page[SEFA_WAKE_SLEEPING] == 1)
+		device_woke = ret ? SEFA_WAKE_STREAM : SEFA_WAKE_SLEEPING;
+	return NULL;
+}
+
+/* Post one send; the word it woke the device on, or -1. */
+static int post_wakes(uint32_t sleeping, uint32_t polling)
+{
+	struct ibv_send_wr wr = send_wr(1), *bad;
+	pthread_t t;
+	int woke;
+
+	wake_page[SEFA_WAKE_SLEEPING] = sleeping;
+	wake_page[SEFA_WAKE_POLLING] = polling;
+	device_woke = -1;
+	ck_assert_int_eq(pthread_create(&t, NULL, device_sleeps, NULL), 0);
+	usleep(20000);
+	ck_assert_int_eq(post(&wr, &bad), 0);
+	usleep(20000);
+	woke = device_woke;
+	/* end its wait, as the device would at its own time */
+	wake_page[SEFA_WAKE_SLEEPING] = 2;
+	syscall(SYS_futex, wake_page, FUTEX_WAKE, 1, NULL, NULL, 0);
+	pthread_join(t, NULL);
+	return woke;
 }
 
 START_TEST(test_send_wakes_device)
 {
-	struct ibv_send_wr wr = send_wr(1), *bad;
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
-	pthread_t t;
-	void *ret;
+	fq.qp->sq.wq.wake = (const uint32_t *)wake_page;
 
-	fq.qp->sq.wq.wake = (const uint32_t *)&wake_word;
-
-	/* awake: the doorbell alone, nobody woken */
-	wake_word = 0;
-	ck_assert_int_eq(post(&wr, &bad), 0);
-	ck_assert_int_eq(syscall(SYS_futex, &wake_word, FUTEX_WAIT, 0, &ts,
-				 NULL, 0), -1);
-	ck_assert_int_eq(errno, ETIMEDOUT);
-
-	/* asleep: the doorbell, then the wake ends the device's wait */
-	wake_word = 1;
-	ck_assert_int_eq(pthread_create(&t, NULL, device_sleeps, NULL), 0);
-	usleep(20000);
-	ck_assert_int_eq(post(&wr, &bad), 0);
-	pthread_join(t, &ret);
-	ck_assert_int_eq((intptr_t)ret, 0);
-	ck_assert_uint_eq(fq.sq_db, 2);
+	ck_assert_int_eq(post_wakes(0, 0), -1);	/* awake */
+	complete_send(fq.llq[0].meta.req_id);
+	/* asleep, the queue was empty */
+	ck_assert_int_eq(post_wakes(1, 1), SEFA_WAKE_SLEEPING);
+	/* looks by itself soon, the queue busy */
+	ck_assert_int_eq(post_wakes(1, 1), -1);
+	/* asleep, the queue busy: WQEs stream */
+	ck_assert_int_eq(post_wakes(1, 0), SEFA_WAKE_STREAM);
+	ck_assert_uint_eq(fq.qp->sq.wq.wrid_idx_pool_next, 3);
+	ck_assert_uint_eq(fq.sq_db, 4);
 }
 END_TEST
 

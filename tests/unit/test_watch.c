@@ -79,6 +79,18 @@ static void *provider_kick(void *arg)
 	return NULL;
 }
 
+/* The same, for a queue that had work outstanding: on the stream word. */
+static void *provider_stream_kick(void *arg)
+{
+	(void)arg;
+	while (!(atomic_load(client_word) & 1))
+		usleep(100);
+	usleep(1000);
+	syscall(SYS_futex, client_word + SEFA_WAKE_STREAM, FUTEX_WAKE, 1, NULL,
+		NULL, 0);
+	return NULL;
+}
+
 static void *daemon_kick(void *arg)
 {
 	(void)arg;
@@ -94,26 +106,33 @@ static void *daemon_kick(void *arg)
  * came before the wait finds the word moved on, and one that came during
  * it ends it.  Either way the engine is awake after it.
  */
-static void sleep_until_woken(void *(*waker)(void *))
+static void sleep_until_woken(void *(*waker)(void *),
+			      enum nic_watch_wake expect)
 {
 	pthread_t t;
 
 	ck_assert_int_eq(pthread_create(&t, NULL, waker, NULL), 0);
 	nic_watch_doze(&fx_d);
-	ck_assert(nic_watch_sleep(&fx_d, LONG_NS));
+	ck_assert_int_eq(nic_watch_sleep(&fx_d, LONG_NS), expect);
 	ck_assert_uint_eq(*client_word & 1, 0);
 	pthread_join(t, NULL);
 }
 
 START_TEST(provider_wakes)
 {
-	sleep_until_woken(provider_kick);
+	sleep_until_woken(provider_kick, WATCH_WAKE);
+}
+END_TEST
+
+START_TEST(provider_stream_wakes)
+{
+	sleep_until_woken(provider_stream_kick, WATCH_STREAM);
 }
 END_TEST
 
 START_TEST(daemon_wakes)
 {
-	sleep_until_woken(daemon_kick);
+	sleep_until_woken(daemon_kick, WATCH_WAKE);
 }
 END_TEST
 
@@ -121,12 +140,12 @@ END_TEST
 START_TEST(timed_sleep)
 {
 	nic_watch_doze(&fx_d);
-	ck_assert(!nic_watch_sleep(&fx_d, 1000 * 1000));
+	ck_assert_int_eq(nic_watch_sleep(&fx_d, 1000 * 1000), WATCH_TIMEOUT);
 	ck_assert_uint_eq(*client_word & 1, 0);
 	/* a kick while awake wakes nothing that sleeps later */
 	sefa_engine_kick(&fx_d);
 	nic_watch_doze(&fx_d);
-	ck_assert(!nic_watch_sleep(&fx_d, 1000 * 1000));
+	ck_assert_int_eq(nic_watch_sleep(&fx_d, 1000 * 1000), WATCH_TIMEOUT);
 }
 END_TEST
 
@@ -138,6 +157,7 @@ static Suite *watch_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, page_read_only);
 	tcase_add_test(tc, provider_wakes);
+	tcase_add_test(tc, provider_stream_wakes);
 	tcase_add_test(tc, daemon_wakes);
 	tcase_add_test(tc, timed_sleep);
 	suite_add_tcase(s, tc);

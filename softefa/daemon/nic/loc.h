@@ -222,6 +222,13 @@ int nic_watch_open(struct sefa_daemon *d);
 void nic_watch_close(struct sefa_daemon *d);
 void nic_watch_doze(struct sefa_daemon *d);
 void nic_watch_rouse(struct sefa_daemon *d);
-bool nic_watch_sleep(struct sefa_daemon *d, long ns);
+void nic_watch_polling(struct sefa_daemon *d, bool on);
+enum nic_watch_wake {
+	WATCH_TIMEOUT,			/* the time came */
+	WATCH_WAKE,			/* a wake, or a packet */
+	WATCH_STREAM,			/* a wake for a queue already busy */
+};
+
+enum nic_watch_wake nic_watch_sleep(struct sefa_daemon *d, long ns);
 
 #endif

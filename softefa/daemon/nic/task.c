@@ -62,6 +62,9 @@ unsigned int nic_engine_pass(struct nic_engine *eng)
  * rung without a wake are found by timed looks: every POLL_MIN_NS while
  * they find work, twice as far apart after each that finds none, up to
  * POLL_MAX_NS when idle.  Timeouts and retries are due within that too.
+ * A wake for a queue that had work outstanding already means WQEs stream:
+ * the engine then looks every POLL_MIN_NS as well, and says so, so that
+ * providers leave out such wakes and each look takes a batch.
  */
 #define POLL_MIN_NS	(20 * 1000L)
 #define POLL_MAX_NS	(4 * 1000 * 1000L)
@@ -106,7 +109,8 @@ static void *engine_main(void *arg)
 	struct sefa_daemon *d = eng->d;
 	long poll = POLL_MAX_NS;
 	unsigned int busy = 0;
-	bool slept = false, timed_out = false;
+	enum nic_watch_wake why = WATCH_WAKE;
+	bool slept = false;
 
 	/* Sleeps this short are only worth it with a precise timer. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
@@ -128,17 +132,18 @@ static void *engine_main(void *arg)
 		work = engine_look(eng);
 		if (slept) {
 			d->engine_cnt.sleeps++;
-			d->engine_cnt.woken += !timed_out;
-			d->engine_cnt.unannounced += timed_out && work;
+			d->engine_cnt.woken += why != WATCH_TIMEOUT;
+			d->engine_cnt.unannounced += why == WATCH_TIMEOUT && work;
 		}
 		pthread_mutex_unlock(&d->lock);
 
 		/* work that a timed look found came unannounced */
-		if (timed_out)
+		if (slept && why == WATCH_TIMEOUT)
 			poll = work ? POLL_MIN_NS :
 			       poll < POLL_MAX_NS / 2 ? poll * 2 : POLL_MAX_NS;
+		else if (slept && why == WATCH_STREAM)
+			poll = POLL_MIN_NS;
 		slept = false;
-		timed_out = false;
 
 		/*
 		 * Busy, go round again, but sleep now and then: at real-time
@@ -156,7 +161,8 @@ static void *engine_main(void *arg)
 			nic_watch_sleep(d, POLL_MIN_NS);
 			continue;
 		}
-		timed_out = !nic_watch_sleep(d, poll);
+		nic_watch_polling(d, poll == POLL_MIN_NS);
+		why = nic_watch_sleep(d, poll);
 		slept = true;
 	}
 }

@@ -11,10 +11,14 @@
  * the engine with FUTEX_WAKE; a provider that does not (the stock one) is
  * found by the engine's timed polls, which sleep shorter while doorbells
  * keep coming unannounced.  Commands of the daemon's own threads wake it
- * the same way.
+ * the same way.  A provider wakes it on another word of the page for a
+ * queue that had work outstanding already: WQEs stream, and the engine
+ * then looks by itself every few tens of microseconds and says so in the
+ * page, so that the provider leaves out such wakes and each look takes a
+ * batch, where each wake took one WQE.
  *
  * With a wire the engine sleeps in ppoll() on its sockets instead, and a
- * relay thread, the futex's only waiter then, turns a wake into a write
+ * relay thread, the futexes' only waiter then, turns a wake into a write
  * to an eventfd among them.
  */
 #define _GNU_SOURCE
@@ -31,12 +35,17 @@
 
 struct nic_watch {
 	struct sefa_shm *page;
-	_Atomic uint32_t *word;		/* odd: the engine sleeps */
+	_Atomic uint32_t *word;		/* the page's, efa_ext_abi.h */
+	bool waitv;			/* the kernel has futex_waitv() */
 	int kick_fd;			/* with a wire: the relay's eventfd */
 	bool relay_on;
 	pthread_t relay;
 	_Atomic bool relay_stop;
 };
+
+/* What the relay adds to its eventfd for a wake, and for one of a stream. */
+#define RELAY_WAKE	1ULL
+#define RELAY_STREAM	(1ULL << 32)
 
 static long futex(_Atomic uint32_t *word, int op, uint32_t val,
 		  const struct timespec *ts)
@@ -45,21 +54,58 @@ static long futex(_Atomic uint32_t *word, int op, uint32_t val,
 }
 
 /*
- * The relay: any FUTEX_WAKE on the word wakes it, and while the engine
+ * Wait while the sleep word reads @v, for a wake on it or on the stream
+ * word, until @ns (0: for ever).  Returns WATCH_WAKE or WATCH_STREAM, or
+ * WATCH_TIMEOUT.  Without futex_waitv() (Linux before 5.16) only the sleep
+ * word is waited on, and the page says the engine looks by itself, so
+ * that no provider wakes it on the stream word.
+ */
+static enum nic_watch_wake watch_wait(struct nic_watch *w, uint32_t v,
+				      long ns)
+{
+	struct futex_waitv fw[2] = {
+		{ .uaddr = (uintptr_t)&w->word[SEFA_WAKE_SLEEPING], .val = v,
+		  .flags = FUTEX_32 },
+		{ .uaddr = (uintptr_t)&w->word[SEFA_WAKE_STREAM], .val = 0,
+		  .flags = FUTEX_32 },
+	};
+	struct timespec ts, *tp = NULL;
+	long ret;
+
+	if (ns) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += (ts.tv_nsec + ns) / 1000000000L;
+		ts.tv_nsec = (ts.tv_nsec + ns) % 1000000000L;
+		tp = &ts;
+	}
+	if (!w->waitv) {
+		struct timespec rel = { ns / 1000000000L, ns % 1000000000L };
+
+		ret = futex(w->word, FUTEX_WAIT, v, ns ? &rel : NULL);
+		return ret && errno == ETIMEDOUT ? WATCH_TIMEOUT : WATCH_WAKE;
+	}
+	ret = syscall(SYS_futex_waitv, fw, 2, 0, tp, CLOCK_MONOTONIC);
+	if (ret == 1)
+		return WATCH_STREAM;
+	return ret && errno == ETIMEDOUT ? WATCH_TIMEOUT : WATCH_WAKE;
+}
+
+/*
+ * The relay: any FUTEX_WAKE on the page wakes it, and while the engine
  * sleeps it passes the wake on to the engine's ppoll().
  */
 static void *relay_main(void *arg)
 {
 	struct nic_watch *w = arg;
-	uint64_t one = 1;
 
 	while (!atomic_load(&w->relay_stop)) {
 		uint32_t v = atomic_load(w->word);
+		enum nic_watch_wake why = watch_wait(w, v, 0);
+		uint64_t add = why == WATCH_STREAM ? RELAY_STREAM : RELAY_WAKE;
 
-		if (futex(w->word, FUTEX_WAIT, v, NULL))
-			continue;	/* the word moved on, or a signal */
-		if (atomic_load(w->word) & 1 &&
-		    write(w->kick_fd, &one, sizeof(one)) != sizeof(one))
+		if (why == WATCH_TIMEOUT || !(atomic_load(w->word) & 1))
+			continue;	/* the word moved on: nobody to wake */
+		if (write(w->kick_fd, &add, sizeof(add)) != sizeof(add))
 			continue;	/* the counter is full: already woken */
 	}
 	return NULL;
@@ -77,6 +123,11 @@ int nic_watch_open(struct sefa_daemon *d)
 	if (!w->page)
 		goto err_free;
 	w->word = w->page->addr;
+	/* a kernel without futex_waitv() says ENOSYS, whatever the values */
+	w->waitv = syscall(SYS_futex_waitv, NULL, 0, 0, NULL, 0) < 0 &&
+		   errno != ENOSYS;
+	if (!w->waitv)
+		w->word[SEFA_WAKE_POLLING] = 1;
 	if (d->net) {
 		w->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (w->kick_fd < 0) {
@@ -131,6 +182,20 @@ void nic_watch_doze(struct sefa_daemon *d)
 	atomic_fetch_add(d->watch->word, 1);
 }
 
+/*
+ * Whether the engine looks at the doorbells by itself every few tens of
+ * microseconds: a provider may then leave out the wake for a queue that
+ * had work outstanding.
+ */
+void nic_watch_polling(struct sefa_daemon *d, bool on)
+{
+	_Atomic uint32_t *polling = d->watch->word + SEFA_WAKE_POLLING;
+
+	if (d->watch->waitv &&
+	    atomic_load_explicit(polling, memory_order_relaxed) != on)
+		atomic_store_explicit(polling, on, memory_order_relaxed);
+}
+
 /* Awake again, or not asleep after all. */
 void nic_watch_rouse(struct sefa_daemon *d)
 {
@@ -141,27 +206,26 @@ void nic_watch_rouse(struct sefa_daemon *d)
 }
 
 /*
- * Sleep up to @ns, until a wake or, with a wire, a packet.  Returns true
- * when something woke the engine before its time.
+ * Sleep up to @ns, until a wake or, with a wire, a packet.  Returns what
+ * ended the sleep: its time, a wake, or a wake for a queue that had work
+ * outstanding already (a packet counts as a wake).
  */
-bool nic_watch_sleep(struct sefa_daemon *d, long ns)
+enum nic_watch_wake nic_watch_sleep(struct sefa_daemon *d, long ns)
 {
 	struct nic_watch *w = d->watch;
-	struct timespec ts = { .tv_sec = ns / 1000000000L,
-			       .tv_nsec = ns % 1000000000L };
+	enum nic_watch_wake why;
 	uint64_t n;
-	bool woken;
 
 	if (d->net) {
-		woken = nic_net_wait(d, w->kick_fd, ns);
+		why = nic_net_wait(d, w->kick_fd, ns) ? WATCH_WAKE :
+							WATCH_TIMEOUT;
 		if (read(w->kick_fd, &n, sizeof(n)) == sizeof(n))
-			woken = true;
+			why = n >= RELAY_STREAM ? WATCH_STREAM : WATCH_WAKE;
 	} else {
-		woken = !futex(w->word, FUTEX_WAIT, atomic_load(w->word) | 1,
-			       &ts) || errno != ETIMEDOUT;
+		why = watch_wait(w, atomic_load(w->word) | 1, ns);
 	}
 	nic_watch_rouse(d);
-	return woken;
+	return why;
 }
 
 /* Wake the engine, if it sleeps: for the daemon's own threads. */
