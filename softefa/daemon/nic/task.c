@@ -67,7 +67,7 @@ unsigned int nic_engine_pass(struct nic_engine *eng)
  * providers leave out such wakes and each look takes a batch.
  */
 #define POLL_MIN_NS	(20 * 1000L)
-#define POLL_MAX_NS	(4 * 1000 * 1000L)
+#define POLL_MAX_NS	(8 * 1000 * 1000L)
 #define BUSY_PASSES	256
 
 /*
