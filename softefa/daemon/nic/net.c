@@ -46,13 +46,18 @@ static const uint8_t lid_group[16] = {
 #define REORDER_NS	(200 * 1000)
 #define SOCK_BUF	(8 << 20)
 
-/* A packet the fault injection holds until @due_ns. */
+/*
+ * A packet held back: by the fault injection until @due_ns, to @to; or,
+ * a MAD, until the answer about @lid gives it an address or @due_ns
+ * passes and it is lost (lid_wait()).
+ */
 struct held_pkt {
+	struct held_pkt *next;
 	uint64_t due_ns;
 	int fd;
 	struct sockaddr_in6 to;
+	uint16_t lid;
 	size_t len;
-	struct held_pkt *next;
 	uint8_t data[];
 };
 
@@ -63,15 +68,6 @@ struct lid_entry {
 
 #define LID_WAITS_MAX	64
 
-/* A MAD whose LID was asked for, ready to go (lid_wait()). */
-struct lid_wait {
-	struct lid_wait *next;
-	uint16_t lid;
-	int fd;
-	uint64_t expire_ns;
-	size_t len;
-	uint8_t data[];
-};
 
 struct nic_net {
 	int fd[SEFA_MAX_DEVICES];
@@ -80,7 +76,7 @@ struct nic_net {
 	struct lid_entry lids[LIDS_MAX];	/* a ring, newest last */
 	unsigned int nlids;
 	uint64_t lid_asked_ns;
-	struct lid_wait *waits;
+	struct held_pkt *waits;		/* MADs for a LID asked for */
 	unsigned int nwaits;
 	uint64_t rng;
 	struct held_pkt *held;		/* by due time */
@@ -174,11 +170,34 @@ static int lid_socket(struct sefa_daemon *d)
 	return fd;
 }
 
+/* A copy of @len bytes of @buf to hold until @due_ns, or NULL. */
+static struct held_pkt *held_new(uint64_t due_ns, int fd, const void *buf,
+				 size_t len)
+{
+	struct held_pkt *h = calloc(1, sizeof(*h) + len);
+
+	if (!h)
+		return NULL;
+	h->due_ns = due_ns;
+	h->fd = fd;
+	h->len = len;
+	memcpy(h->data, buf, len);
+	return h;
+}
+
+static void held_free(struct held_pkt *h)
+{
+	struct held_pkt *next;
+
+	for (; h; h = next) {
+		next = h->next;
+		free(h);
+	}
+}
+
 void sefa_net_close(struct sefa_daemon *d)
 {
 	struct nic_net *n = d->net;
-	struct held_pkt *h;
-	struct lid_wait *w;
 	unsigned int i;
 
 	if (!n)
@@ -191,14 +210,8 @@ void sefa_net_close(struct sefa_daemon *d)
 		if (n->added[i])
 			sefa_netdev_gid_del(&d->netdev, d->dev[i].gid);
 	}
-	while ((h = n->held)) {
-		n->held = h->next;
-		free(h);
-	}
-	while ((w = n->waits)) {
-		n->waits = w->next;
-		free(w);
-	}
+	held_free(n->held);
+	held_free(n->waits);
 	free(n);
 	d->net = NULL;
 }
@@ -250,15 +263,11 @@ static void send_now(struct sefa_daemon *d, int fd,
 static int hold(struct nic_net *n, uint64_t due_ns, int fd,
 		const struct sockaddr_in6 *to, const void *buf, size_t len)
 {
-	struct held_pkt *h = malloc(sizeof(*h) + len), **pp;
+	struct held_pkt *h = held_new(due_ns, fd, buf, len), **pp;
 
 	if (!h)
 		return -ENOMEM;
-	h->due_ns = due_ns;
-	h->fd = fd;
 	h->to = *to;
-	h->len = len;
-	memcpy(h->data, buf, len);
 	for (pp = &n->held; *pp && (*pp)->due_ns <= due_ns; pp = &(*pp)->next)
 		;
 	h->next = *pp;
@@ -359,18 +368,14 @@ static const uint8_t *lid_route(struct sefa_daemon *d, uint64_t now, int fd,
 static void lid_wait(struct nic_net *n, uint64_t now, uint16_t lid, int fd,
 		     size_t len)
 {
-	struct lid_wait *w;
+	struct held_pkt *w;
 
 	if (n->nwaits >= LID_WAITS_MAX)
 		return;
-	w = malloc(sizeof(*w) + len);
+	w = held_new(now + LID_QUERY_NS, fd, n->tx, len);
 	if (!w)
 		return;
 	w->lid = lid;
-	w->fd = fd;
-	w->expire_ns = now + LID_QUERY_NS;
-	w->len = len;
-	memcpy(w->data, n->tx, len);
 	w->next = n->waits;
 	n->waits = w;
 	n->nwaits++;
@@ -381,11 +386,11 @@ static void lid_waits_run(struct sefa_daemon *d, uint64_t now, uint16_t lid,
 			  const uint8_t *gid)
 {
 	struct nic_net *n = d->net;
-	struct lid_wait **pp = &n->waits, *w;
+	struct held_pkt **pp = &n->waits, *w;
 	struct sockaddr_in6 to;
 
 	while ((w = *pp)) {
-		if (gid ? w->lid != lid : w->expire_ns > now) {
+		if (gid ? w->lid != lid : w->due_ns > now) {
 			pp = &w->next;
 			continue;
 		}
