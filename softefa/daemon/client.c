@@ -403,14 +403,21 @@ int sefa_client_start(struct sefa_daemon *d, int sock)
 	return 0;
 }
 
-/* Wake every connection thread so the daemon can stop. */
+/*
+ * Wake every connection thread so the daemon can stop.  As the kernel does
+ * when a device goes away under open files (disassociation), each context
+ * gets IBV_EVENT_DEVICE_FATAL on its async fd first; every later call
+ * fails with EIO and every event read, once the queue is empty, ends.
+ */
 void sefa_clients_shutdown(struct sefa_daemon *d)
 {
 	struct sefa_client *c;
 
 	/* The clients list: a connection unlinks itself before it is freed. */
 	pthread_mutex_lock(&d->lock);
-	for (c = d->clients; c; c = c->next)
+	for (c = d->clients; c; c = c->next) {
+		sefa_async_event(c, 0, IBV_EVENT_DEVICE_FATAL, NULL);
 		shutdown(c->sock, SHUT_RDWR);
+	}
 	pthread_mutex_unlock(&d->lock);
 }

@@ -7,13 +7,20 @@
  *   sefa_probe threads DEV  query port and GID from several threads at
  *                           once on one context, checking every answer
  *   sefa_probe ud DEV       where a UD message lands in its receive WR
+ *   sefa_probe orphan DEV   with a CQ armed, print "ready", wait in
+ *                           ibv_get_cq_event() and ibv_get_async_event()
+ *                           and report how each ended once the device
+ *                           went away (the daemon killed), then what a
+ *                           new verb and a poll of the CQ do
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -239,12 +246,95 @@ static int ud_layout(struct ibv_context *ctx)
 	return 0;
 }
 
+struct orphan {
+	struct ibv_context *ctx;
+	struct ibv_comp_channel *ch;
+	int ret, err;
+	struct ibv_async_event ev;
+};
+
+static void *wait_cq_event(void *arg)
+{
+	struct orphan *o = arg;
+	struct ibv_cq *cq;
+	void *cq_ctx;
+
+	o->ret = ibv_get_cq_event(o->ch, &cq, &cq_ctx);
+	o->err = errno;
+	return NULL;
+}
+
+static void *wait_async_event(void *arg)
+{
+	struct orphan *o = arg;
+
+	o->ret = ibv_get_async_event(o->ctx, &o->ev);
+	o->err = errno;
+	if (!o->ret)
+		ibv_ack_async_event(&o->ev);
+	return NULL;
+}
+
+/* Join @t within 10 s, or say it still waits. */
+static bool joined(pthread_t t)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10;
+	return !pthread_timedjoin_np(t, NULL, &ts);
+}
+
+static int orphan(struct ibv_context *ctx)
+{
+	struct orphan cqo = { .ctx = ctx }, aso = { .ctx = ctx };
+	struct ibv_port_attr attr;
+	pthread_t tc, ta;
+	struct ibv_wc wc;
+	struct ibv_cq *cq;
+	struct ibv_pd *pd;
+
+	cqo.ch = ibv_create_comp_channel(ctx);
+	cq = cqo.ch ? ibv_create_cq(ctx, 16, NULL, cqo.ch, 0) : NULL;
+	if (!cq || ibv_req_notify_cq(cq, 0)) {
+		perror("sefa_probe: CQ");
+		return 1;
+	}
+	if (pthread_create(&tc, NULL, wait_cq_event, &cqo) ||
+	    pthread_create(&ta, NULL, wait_async_event, &aso))
+		return 1;
+	printf("ready\n");
+	fflush(stdout);
+
+	if (!joined(tc)) {
+		printf("cq_event: still waiting\n");
+		return 1;
+	}
+	printf("cq_event: %d %s\n", cqo.ret, cqo.ret ? strerror(cqo.err) : "");
+	if (!joined(ta)) {
+		printf("async_event: still waiting\n");
+		return 1;
+	}
+	if (aso.ret)
+		printf("async_event: %d %s\n", aso.ret, strerror(aso.err));
+	else
+		printf("async_event: %s\n", ibv_event_type_str(aso.ev.event_type));
+	pd = ibv_alloc_pd(ctx);
+	printf("alloc_pd: %s\n", pd ? "ok" : strerror(errno));
+	errno = 0;
+	printf("query_port: %s\n", ibv_query_port(ctx, 1, &attr) ?
+	       strerror(errno ? errno : EIO) : "ok");
+	printf("poll_cq: %d\n", ibv_poll_cq(cq, 1, &wc));
+	fflush(stdout);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_context *ctx;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: sefa_probe hold|threads|ud DEVICE\n");
+		fprintf(stderr, "usage: sefa_probe hold|threads|ud|orphan DEVICE\n");
 		return 2;
 	}
 	ctx = dev_open_probe("sefa_probe", argv[2]);
@@ -256,6 +346,8 @@ int main(int argc, char **argv)
 		return threads(ctx);
 	if (!strcmp(argv[1], "ud"))
 		return ud_layout(ctx);
+	if (!strcmp(argv[1], "orphan"))
+		return orphan(ctx);
 	fprintf(stderr, "sefa_probe: unknown command %s\n", argv[1]);
 	return 2;
 }

@@ -1,0 +1,62 @@
+#!/bin/bash
+# The daemon's own end, under clients that hold contexts and wait for
+# events: killed with SIGKILL, or stopped with "softefa stop" (the
+# kernel's disassociation, which also sends IBV_EVENT_DEVICE_FATAL).
+# Every blocked call returns, every new verb fails with EIO, a poll of a
+# mapped CQ still answers, and a new daemon starts in the same directory.
+. "$(dirname "$0")/lib.sh" "$1"
+PROBE="$BUILD/bin/sefa_probe"
+
+# orphan PROVIDER HOW: the probe's report once the daemon went HOW
+orphan() {
+	local provider=$1 how=$2 log=$RUN.orphan pid i
+
+	sx --provider "$provider" -- "$PROBE" orphan efa_0 >"$log" 2>&1 &
+	pid=$!
+	for i in $(seq 200); do
+		grep -q '^ready$' "$log" && break
+		sleep 0.05
+	done
+	grep -q '^ready$' "$log" || fail "$provider: probe did not start: $(cat "$log")"
+	if [ "$how" = kill ]; then
+		kill -KILL "$(cat "$RUN/softefad.pid")"
+	else
+		sefa stop >/dev/null || fail "$provider: stop with a client attached"
+	fi
+	# the probe gives up on a call after 10 s and says so
+	wait "$pid" || fail "$provider/$how: probe failed: $(cat "$log")"
+	cat "$log"
+	rm -f "$log"
+}
+
+for provider in ours stock; do
+	for how in kill stop; do
+		start_host
+		out=$(orphan "$provider" "$how")
+		echo "$provider, daemon gone by $how:"
+		echo "$out"
+		grep -qx "cq_event: -1 .*" <<<"$out" ||
+			fail "$provider/$how: ibv_get_cq_event did not fail"
+		grep -qx "alloc_pd: Input/output error" <<<"$out" ||
+			fail "$provider/$how: a new verb did not fail with EIO"
+		grep -qx "query_port: Input/output error" <<<"$out" ||
+			fail "$provider/$how: query_port did not fail with EIO"
+		grep -qx "poll_cq: 0" <<<"$out" ||
+			fail "$provider/$how: polling the CQ did not answer 0"
+		if [ "$how" = stop ]; then
+			grep -qx "async_event: local catastrophic error" <<<"$out" ||
+				fail "$provider/stop: no IBV_EVENT_DEVICE_FATAL"
+		else
+			grep -qx "async_event: -1 .*" <<<"$out" ||
+				fail "$provider/kill: ibv_get_async_event did not fail"
+			# a SIGKILLed daemon leaves its pid file and socket
+			rm -f "$RUN/softefad.pid"
+		fi
+		# a new daemon in the same run directory serves at once
+		start_host
+		sx -- ibv_devinfo -d efa_0 >/dev/null ||
+			fail "$provider/$how: the new daemon does not serve"
+		stop_host
+	done
+done
+echo ok
