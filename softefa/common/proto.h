@@ -72,7 +72,8 @@ enum sefa_reply_type {
 	/*
 	 * A file descriptor rides along (SCM_RIGHTS).  The shim installs it
 	 * and answers with SEFA_OP_FD_NUM so the daemon can write the number
-	 * the process really got into the response, like fd_install().
+	 * the process really got into the response, like fd_install().  ret
+	 * says what it is (enum sefa_fd_kind).
 	 */
 	SEFA_REPLY_FD,
 	/* Control answer: text follows the header in the same message. */
@@ -89,6 +90,20 @@ enum sefa_reply_type {
  * the daemon: with nothing queued it is EAGAIN, and the shim, for a
  * blocking fd, waits for POLLIN and asks again.
  */
+
+/*
+ * What an fd the daemon hands over is.  The shim watches event files: when
+ * the daemon is gone (their end of the socket pair closed), a read of the
+ * async one gives IBV_EVENT_DEVICE_FATAL once, if the daemon could not
+ * queue it itself, and every read after that fails with EIO, as reads of
+ * a disassociated uverbs event file do.
+ */
+enum sefa_fd_kind {
+	SEFA_FD_MEMORY,			/* a memfd to map */
+	SEFA_FD_ASYNC_EVENTS,		/* a context's async event file */
+	SEFA_FD_COMP_EVENTS,		/* a completion channel */
+	SEFA_FD_UMAD_READY,		/* a umad file's readiness */
+};
 
 struct sefa_reply {
 	uint32_t type;

@@ -79,6 +79,9 @@ static int64_t shim_wait(int sock, int *err, int *keep_fd)
 			*err = EIO;
 			return -1;
 		}
+		if (r.ret == SEFA_FD_ASYNC_EVENTS ||
+		    r.ret == SEFA_FD_COMP_EVENTS)
+			event_fd_watch(fd, r.ret);
 		/*
 		 * mmap: the memory itself, for the shim to map, not to keep.
 		 * Should another come, the last is the one; none stays open.

@@ -22,6 +22,7 @@
 #include <dirent.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -111,6 +112,12 @@ void file_forget(int fd);
 int file_dup(int oldfd, int newfd);
 
 /* call.c */
+
+/* events.c */
+void event_fd_watch(int fd, enum sefa_fd_kind kind);
+void event_fd_forget(int fd);
+bool event_fd_watched(int fd);
+ssize_t event_fd_read(int fd, void *buf, size_t count);
 
 int open_node(enum node_kind kind, unsigned int index, int flags);
 int64_t shim_call(int fd, uint32_t op, uint64_t arg, uint64_t addr,

@@ -207,6 +207,8 @@ EXPORT ssize_t read(int fd, void *buf, size_t count)
 	unsigned int index;
 
 	ensure_init();
+	if (event_fd_watched(fd))
+		return event_fd_read(fd, buf, count);
 	/* the lock only for our fds: the lookup alone tells those apart */
 	if (!file_get(fd) || file_node(fd, &kind, &index))
 		return real_read(fd, buf, count);
@@ -256,6 +258,7 @@ EXPORT int close(int fd)
 {
 	ensure_init();
 	file_forget(fd);
+	event_fd_forget(fd);
 	return real_close(fd);
 }
 

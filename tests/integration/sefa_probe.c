@@ -319,6 +319,8 @@ static int orphan(struct ibv_context *ctx)
 		printf("async_event: %d %s\n", aso.ret, strerror(aso.err));
 	else
 		printf("async_event: %s\n", ibv_event_type_str(aso.ev.event_type));
+	wait_async_event(&aso);
+	printf("async_again: %d %s\n", aso.ret, strerror(aso.err));
 	pd = ibv_alloc_pd(ctx);
 	printf("alloc_pd: %s\n", pd ? "ok" : strerror(errno));
 	errno = 0;

@@ -65,10 +65,11 @@ int sefa_conn_recv_req(struct sefa_client *c, struct sefa_req *req)
  * to, and taken again before the return; what the caller looked up under
  * it may have changed meanwhile.
  */
-int sefa_conn_install_fd(struct sefa_client *c, int fd, int *client_fd,
+int sefa_conn_install_fd(struct sefa_client *c, int fd,
+			 enum sefa_fd_kind kind, int *client_fd,
 			 pthread_mutex_t *held)
 {
-	struct sefa_reply r = { .type = SEFA_REPLY_FD };
+	struct sefa_reply r = { .type = SEFA_REPLY_FD, .ret = kind };
 	char cbuf[CMSG_SPACE(sizeof(int))] = {};
 	struct iovec iov = { .iov_base = &r, .iov_len = sizeof(r) };
 	struct msghdr msg = {

@@ -134,8 +134,9 @@ int64_t sefa_uverbs_mmap(struct sefa_client *c, uint64_t key, uint64_t len,
 			 uint64_t flags, pthread_mutex_t *held);
 
 /* event.c */
-int sefa_event_file_new(struct sefa_client *c, size_t reclen,
-			struct sefa_event_file **out, pthread_mutex_t *held);
+int sefa_event_file_new(struct sefa_client *c, enum sefa_fd_kind kind,
+			size_t reclen, struct sefa_event_file **out,
+			pthread_mutex_t *held);
 void sefa_event_file_free(struct sefa_event_file *ef);
 struct sefa_event_file *sefa_channel_lookup(struct sefa_client *c, int fd);
 bool sefa_is_async_fd(struct sefa_client *c, int fd);
@@ -148,7 +149,8 @@ unsigned int sefa_event_purge(struct sefa_event_file *ef, uint64_t element);
  * they run under as @held and let it go meanwhile.
  */
 int sefa_conn_recv_req(struct sefa_client *c, struct sefa_req *req);
-int sefa_conn_install_fd(struct sefa_client *c, int fd, int *client_fd,
+int sefa_conn_install_fd(struct sefa_client *c, int fd,
+			 enum sefa_fd_kind kind, int *client_fd,
 			 pthread_mutex_t *held);
 
 #endif

@@ -180,6 +180,6 @@ int64_t sefa_uverbs_mmap(struct sefa_client *c, uint64_t key, uint64_t len,
 	if (len > e->shm->len - e->off)
 		return -EINVAL;
 	off = e->off;
-	ret = sefa_conn_install_fd(c, e->shm->fd, &fd, held);
+	ret = sefa_conn_install_fd(c, e->shm->fd, SEFA_FD_MEMORY, &fd, held);
 	return ret ? ret : (int64_t)off;
 }

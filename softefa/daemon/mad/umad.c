@@ -159,7 +159,8 @@ int sefa_umad_open(struct sefa_client *c, unsigned int index, bool issm,
 	f = file_new(c, port, issm);
 	if (!f)
 		return -ENOMEM;
-	ret = issm ? 0 : sefa_event_file_new(c, 1, &f->ready, held);
+	ret = issm ? 0 : sefa_event_file_new(c, SEFA_FD_UMAD_READY, 1,
+						  &f->ready, held);
 	if (ret)
 		goto err_free;
 	c->umad = f;

@@ -133,7 +133,8 @@ int sefa_cmd_create_comp_channel(struct sefa_cmd *cmd)
 	ret = sefa_clear_user(c, cmd->core_out.addr, cmd->core_out.len);
 	if (ret)
 		return ret;
-	ret = sefa_event_file_new(c, sizeof(struct ib_uverbs_comp_event_desc),
+	ret = sefa_event_file_new(c, SEFA_FD_COMP_EVENTS,
+				  sizeof(struct ib_uverbs_comp_event_desc),
 				  &ef, cmd->held);
 	if (ret)
 		return ret;

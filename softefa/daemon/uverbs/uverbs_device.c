@@ -23,7 +23,8 @@ int sefa_alloc_async_fd(struct sefa_client *c, int *client_fd,
 
 	if (c->async)
 		return -EINVAL;
-	ret = sefa_event_file_new(c, sizeof(struct ib_uverbs_async_event_desc),
+	ret = sefa_event_file_new(c, SEFA_FD_ASYNC_EVENTS,
+				  sizeof(struct ib_uverbs_async_event_desc),
 				  &c->async, held);
 	if (ret)
 		return ret;

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The event files the daemon hands over (a context's async events, a
+ * completion channel), watched so that they end as a disassociated uverbs
+ * event file does when the daemon is gone: its end of the socket pair
+ * closed reads as end of file, which the kernel never says.  The async
+ * file then gives IBV_EVENT_DEVICE_FATAL once, unless the daemon queued it
+ * itself on its way out, and every read after that fails with EIO.
+ *
+ * A byte per fd, lock-free, as read() asks for every fd of the process;
+ * an event fd beyond EVENT_FDS_MAX reads as the plain socket it is.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+
+#include "shim.h"
+
+#define EVENT_FDS_MAX		4096
+#define EVENT_FATAL_SEEN	0x80
+
+static _Atomic uint8_t event_fds[EVENT_FDS_MAX];
+
+void event_fd_watch(int fd, enum sefa_fd_kind kind)
+{
+	if (fd >= 0 && fd < EVENT_FDS_MAX)
+		atomic_store(&event_fds[fd], kind);
+}
+
+void event_fd_forget(int fd)
+{
+	if (fd >= 0 && fd < EVENT_FDS_MAX)
+		atomic_store(&event_fds[fd], 0);
+}
+
+bool event_fd_watched(int fd)
+{
+	return fd >= 0 && fd < EVENT_FDS_MAX &&
+	       atomic_load_explicit(&event_fds[fd], memory_order_relaxed);
+}
+
+static bool is_fatal(const void *buf, ssize_t n)
+{
+	struct ib_uverbs_async_event_desc ev;
+
+	if (n < (ssize_t)sizeof(ev))
+		return false;
+	memcpy(&ev, buf, sizeof(ev));
+	return ev.event_type == IBV_EVENT_DEVICE_FATAL;
+}
+
+ssize_t event_fd_read(int fd, void *buf, size_t count)
+{
+	uint8_t state = atomic_load(&event_fds[fd]);
+	uint8_t kind = state & ~EVENT_FATAL_SEEN;
+	struct ib_uverbs_async_event_desc fatal = {
+		.event_type = IBV_EVENT_DEVICE_FATAL,
+	};
+	ssize_t n = real_read(fd, buf, count);
+
+	if (n > 0 && kind == SEFA_FD_ASYNC_EVENTS && is_fatal(buf, n))
+		atomic_fetch_or(&event_fds[fd], EVENT_FATAL_SEEN);
+	if (n)
+		return n;
+	/* the daemon is gone */
+	if (kind == SEFA_FD_ASYNC_EVENTS && !(state & EVENT_FATAL_SEEN) &&
+	    count >= sizeof(fatal)) {
+		atomic_fetch_or(&event_fds[fd], EVENT_FATAL_SEEN);
+		memcpy(buf, &fatal, sizeof(fatal));
+		return sizeof(fatal);
+	}
+	errno = EIO;
+	return -1;
+}
