@@ -49,9 +49,8 @@ for provider in ours stock; do
 			fail "$provider/$how: query_port did not fail with EIO"
 		grep -qx "poll_cq: 0" <<<"$out" ||
 			fail "$provider/$how: polling the CQ did not answer 0"
-		# a SIGKILLed daemon leaves its pid file and socket
-		[ "$how" = stop ] || rm -f "$RUN/softefad.pid"
-		# a new daemon in the same run directory serves at once
+		# a new daemon in the same run directory serves at once, past
+		# the pid file and socket a SIGKILLed one left
 		start_host
 		sx -- ibv_devinfo -d efa_0 >/dev/null ||
 			fail "$provider/$how: the new daemon does not serve"
