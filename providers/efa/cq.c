@@ -203,7 +203,7 @@ static struct ibv_cq_ex *create_cq(struct ibv_context *ibvctx,
 	if (err)
 		goto err_destroy;
 
-	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	efa_spin_init(&cq->lock);
 	efa_cq_fill_pfns(cq, attr->wc_flags);
 	return &cq->verbs_cq.cq_ex;
 
@@ -341,7 +341,6 @@ int efa_destroy_cq(struct ibv_cq *ibvcq)
 	}
 
 	efa_cq_unmap(ctx, cq);
-	pthread_spin_destroy(&cq->lock);
 	free(cq);
 	return 0;
 }

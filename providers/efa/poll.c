@@ -125,7 +125,7 @@ static inline int efa_wq_complete(struct efa_wq *wq, uint16_t req_id,
 {
 	bool ok;
 
-	pthread_spin_lock(&wq->lock);
+	efa_spin_lock(&wq->lock);
 	if (wq->in_order) {
 		ok = efa_wq_retire_to(wq, req_id);
 	} else {
@@ -136,7 +136,7 @@ static inline int efa_wq_complete(struct efa_wq *wq, uint16_t req_id,
 	/* Still ours: nobody posts while we hold the lock. */
 	if (efa_likely(ok))
 		*wr_id = wq->wrid[req_id];
-	pthread_spin_unlock(&wq->lock);
+	efa_spin_unlock(&wq->lock);
 	return ok ? 0 : EINVAL;
 }
 
@@ -258,7 +258,7 @@ int efa_poll_cq(struct ibv_cq *ibvcq, int nwc, struct ibv_wc *wc)
 	int err = 0;
 	int i;
 
-	pthread_spin_lock(&cq->lock);
+	efa_spin_lock(&cq->lock);
 	for (i = 0; i < nwc; i++) {
 		cqe = efa_cq_next_cqe(cq);
 		if (!cqe)
@@ -269,7 +269,7 @@ int efa_poll_cq(struct ibv_cq *ibvcq, int nwc, struct ibv_wc *wc)
 	}
 	if (i || err)
 		efa_cq_update_db(cq);
-	pthread_spin_unlock(&cq->lock);
+	efa_spin_unlock(&cq->lock);
 
 	return i ? i : -err;
 }
@@ -306,12 +306,12 @@ static int efa_start_poll(struct ibv_cq_ex *ibvcqx,
 	if (efa_unlikely(attr->comp_mask))
 		return EINVAL;
 
-	pthread_spin_lock(&cq->lock);
+	efa_spin_lock(&cq->lock);
 	err = efa_poll_one_ex(cq);
 	if (err) {
 		if (err != ENOENT)
 			efa_cq_update_db(cq);
-		pthread_spin_unlock(&cq->lock);
+		efa_spin_unlock(&cq->lock);
 	}
 	return err;
 }
@@ -329,7 +329,7 @@ static void efa_end_poll(struct ibv_cq_ex *ibvcqx)
 	cq->cur_cqe = NULL;
 	cq->cur_qp = NULL;
 	efa_cq_update_db(cq);
-	pthread_spin_unlock(&cq->lock);
+	efa_spin_unlock(&cq->lock);
 }
 
 static inline const struct efa_io_rx_cdesc *

@@ -209,7 +209,7 @@ efa_post_send_wrs(struct efa_qp *qp, struct ibv_send_wr *wr,
 	bool busy;
 	int err = 0;
 
-	pthread_spin_lock(&wq->lock);
+	efa_spin_lock(&wq->lock);
 	busy = wq->wrid_idx_pool_next;
 	if (efa_unlikely(!efa_sq_state_ok(sq, qp->verbs_qp.qp.state)))
 		goto refuse;
@@ -238,7 +238,7 @@ refuse:
 out:
 	if (batch)
 		efa_sq_ring(sq, wq->pc, busy);
-	pthread_spin_unlock(&wq->lock);
+	efa_spin_unlock(&wq->lock);
 	return err;
 }
 

@@ -45,7 +45,7 @@ static void efa_wr_start(struct ibv_qp_ex *ibvqpx)
 {
 	struct efa_sq *sq = &to_efa_qp_ex(ibvqpx)->sq;
 
-	pthread_spin_lock(&sq->wq.lock);
+	efa_spin_lock(&sq->wq.lock);
 	sq->session_err = 0;
 	sq->num_wqe_pending = 0;
 	sq->phase_rb = sq->wq.phase;
@@ -276,7 +276,7 @@ static int efa_wr_complete(struct ibv_qp_ex *ibvqpx)
 	if (batch)
 		efa_sq_ring(sq, wq->pc, busy);
 out:
-	pthread_spin_unlock(&wq->lock);
+	efa_spin_unlock(&wq->lock);
 	return err;
 }
 
@@ -285,7 +285,7 @@ static void efa_wr_abort(struct ibv_qp_ex *ibvqpx)
 	struct efa_sq *sq = &to_efa_qp_ex(ibvqpx)->sq;
 
 	efa_sq_roll_back(sq);
-	pthread_spin_unlock(&sq->wq.lock);
+	efa_spin_unlock(&sq->wq.lock);
 }
 
 /* RC names no destination: it has no wr_set_ud_addr. */

@@ -474,7 +474,7 @@ static int efa_post_umr(struct efa_qp *qp, const struct ibv_exp_send_wr *wr)
 			return err;
 	}
 
-	pthread_spin_lock(&wq->lock);
+	efa_spin_lock(&wq->lock);
 	if (!efa_sq_state_ok(&qp->sq, qp->verbs_qp.qp.state)) {
 		err = EINVAL;
 		goto out;
@@ -491,7 +491,7 @@ static int efa_post_umr(struct efa_qp *qp, const struct ibv_exp_send_wr *wr)
 	efa_sq_advance(wq);
 	efa_sq_ring(&qp->sq, wq->pc, busy);
 out:
-	pthread_spin_unlock(&wq->lock);
+	efa_spin_unlock(&wq->lock);
 	return err;
 }
 

@@ -79,7 +79,7 @@ int efa_wq_init(struct efa_wq *wq, uint32_t wqe_cnt, uint32_t desc_cnt,
 		uint16_t max_sge, uint32_t *db)
 {
 	memset(wq, 0, sizeof(*wq));
-	pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+	efa_spin_init(&wq->lock);
 	wq->wqe_cnt = wqe_cnt;
 	wq->desc_mask = desc_cnt - 1;
 	wq->max_sge = max_sge;
@@ -105,7 +105,6 @@ void efa_wq_fini(struct efa_wq *wq)
 	free(wq->wrid_idx_pool);
 	wq->wrid = NULL;
 	wq->wrid_idx_pool = NULL;
-	pthread_spin_destroy(&wq->lock);
 }
 
 /* The WR opcodes ibv_post_send() takes: RDMA only on RC, as offered. */
@@ -186,13 +185,13 @@ void efa_qp_reset_indices(struct efa_qp *qp)
 	for (size_t i = 0; i < sizeof(wqs) / sizeof(wqs[0]); i++) {
 		struct efa_wq *wq = wqs[i];
 
-		pthread_spin_lock(&wq->lock);
+		efa_spin_lock(&wq->lock);
 		wq->pc = 0;
 		wq->ci = 0;
 		wq->phase = 0;
 		wq->wrid_idx_pool_next = 0;
 		for (uint32_t j = 0; j < wq->wqe_cnt; j++)
 			wq->wrid_idx_pool[j] = j;
-		pthread_spin_unlock(&wq->lock);
+		efa_spin_unlock(&wq->lock);
 	}
 }
