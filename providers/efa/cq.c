@@ -40,6 +40,7 @@ int efa_cq_activate_sub_cq(struct efa_cq *cq, uint16_t idx)
 		if (cq->active[i] == sub_cq)
 			return 0;
 	cq->active[cq->num_active++] = sub_cq;
+	cq->sole = cq->num_active == 1 ? sub_cq : NULL;
 	return 0;
 }
 
@@ -53,6 +54,7 @@ void efa_cq_init_sub_cqs(struct efa_cq *cq, const void *buf,
 	cq->cqe_size = cqe_size;
 	cq->num_active = 0;
 	cq->next_poll_idx = 0;
+	cq->sole = NULL;
 	cq->cc = 0;
 	for (uint16_t i = 0; i < num_sub_cqs; i++) {
 		cq->sub_cq_arr[i] = (struct efa_sub_cq){

@@ -156,6 +156,7 @@ struct efa_cq {
 	uint16_t num_active;
 	uint16_t next_poll_idx;
 	struct efa_sub_cq **active;
+	struct efa_sub_cq *sole;	/* active[0] while it is alone */
 	uint32_t cqe_size;
 	/* The entry the extended polling API is looking at, and its QP. */
 	const struct efa_io_cdesc_common *cur_cqe;

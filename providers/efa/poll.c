@@ -50,51 +50,62 @@ efa_wc_status(uint8_t status)
 	return IBV_WC_GENERAL_ERR;
 }
 
-static inline const struct efa_io_cdesc_common *
-efa_sub_cq_next(struct efa_sub_cq *sub_cq, uint32_t cqe_size)
+/*
+ * Takes the next entry of a sub-CQ of cq into *cqe, counting it in the
+ * CQ's total.  A found entry is a return value of its own, which spares
+ * the callers a second test of the pointer.
+ */
+static inline bool efa_sub_cq_next(struct efa_cq *cq,
+				   struct efa_sub_cq *sub_cq,
+				   const struct efa_io_cdesc_common **cqe)
 {
-	const struct efa_io_cdesc_common *cqe;
+	uint32_t idx = sub_cq->consumed_cnt & sub_cq->qmask;
+	const struct efa_io_cdesc_common *e;
 
-	cqe = (const void *)(sub_cq->buf +
-			     (size_t)(sub_cq->consumed_cnt & sub_cq->qmask) *
-				     cqe_size);
-	if ((__atomic_load_n(&cqe->flags, __ATOMIC_RELAXED) &
+	e = (const void *)(sub_cq->buf + (size_t)idx * cq->cqe_size);
+	if ((__atomic_load_n(&e->flags, __ATOMIC_RELAXED) &
 	     EFA_IO_CDESC_COMMON_PHASE) != sub_cq->phase)
-		return NULL;
+		return false;
 
 	/* The device wrote the entry before its phase: read it after. */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 
-	if (!(++sub_cq->consumed_cnt & sub_cq->qmask))
+	sub_cq->consumed_cnt++;
+	if (efa_unlikely(idx == sub_cq->qmask))
 		sub_cq->phase ^= 1;
-	return cqe;
+	cq->cc++;
+	*cqe = e;
+	return true;
 }
 
-/* Takes the next completion of any sub-CQ.  CQ lock held. */
-__attribute__((always_inline)) inline const struct efa_io_cdesc_common *
-efa_cq_next_cqe(struct efa_cq *cq)
+/* Takes the next completion of any sub-CQ into *cqe.  CQ lock held. */
+static __attribute__((always_inline)) inline bool
+efa_cq_take_cqe(struct efa_cq *cq, const struct efa_io_cdesc_common **cqe)
 {
-	const struct efa_io_cdesc_common *cqe;
-	uint16_t n = cq->num_active;
+	uint16_t n;
 
-	if (efa_likely(n == 1)) {
-		cqe = efa_sub_cq_next(cq->active[0], cq->cqe_size);
-		cq->cc += !!cqe;
-		return cqe;
-	}
+	if (efa_likely(cq->sole))
+		return efa_sub_cq_next(cq, cq->sole, cqe);
 
+	n = cq->num_active;
 	for (uint16_t i = 0; i < n; i++) {
 		struct efa_sub_cq *sub_cq = cq->active[cq->next_poll_idx];
 
 		if (++cq->next_poll_idx == n)
 			cq->next_poll_idx = 0;
-		cqe = efa_sub_cq_next(sub_cq, cq->cqe_size);
-		if (cqe) {
-			cq->cc++;
-			return cqe;
-		}
+		if (efa_sub_cq_next(cq, sub_cq, cqe))
+			return true;
 	}
-	return NULL;
+	return false;
+}
+
+/* The same, or NULL. */
+__attribute__((always_inline)) inline const struct efa_io_cdesc_common *
+efa_cq_next_cqe(struct efa_cq *cq)
+{
+	const struct efa_io_cdesc_common *cqe;
+
+	return efa_cq_take_cqe(cq, &cqe) ? cqe : NULL;
 }
 
 static inline bool efa_cqe_is_send(uint8_t flags)
@@ -260,8 +271,7 @@ int efa_poll_cq(struct ibv_cq *ibvcq, int nwc, struct ibv_wc *wc)
 
 	efa_spin_lock(&cq->lock);
 	for (i = 0; i < nwc; i++) {
-		cqe = efa_cq_next_cqe(cq);
-		if (!cqe)
+		if (!efa_cq_take_cqe(cq, &cqe))
 			break;
 		err = efa_cqe_to_wc(cq, cqe, &wc[i]);
 		if (efa_unlikely(err))
