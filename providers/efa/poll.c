@@ -43,7 +43,9 @@ static const uint8_t efa_wc_status_map[] = {
 __attribute__((always_inline)) inline enum ibv_wc_status
 efa_wc_status(uint8_t status)
 {
-	if (efa_likely(status < sizeof(efa_wc_status_map)))
+	if (efa_likely(status == EFA_IO_COMP_STATUS_OK))
+		return IBV_WC_SUCCESS;
+	if (status < sizeof(efa_wc_status_map))
 		return efa_wc_status_map[status];
 	if (status == SEFA_IO_COMP_STATUS_REMOTE_ERROR_RETRY_EXC)
 		return IBV_WC_RETRY_EXC_ERR;
@@ -266,7 +268,7 @@ int efa_poll_cq(struct ibv_cq *ibvcq, int nwc, struct ibv_wc *wc)
 {
 	struct efa_cq *cq = to_efa_cq(ibvcq);
 	const struct efa_io_cdesc_common *cqe;
-	int err = 0;
+	int err;
 	int i;
 
 	efa_spin_lock(&cq->lock);
@@ -275,12 +277,17 @@ int efa_poll_cq(struct ibv_cq *ibvcq, int nwc, struct ibv_wc *wc)
 			break;
 		err = efa_cqe_to_wc(cq, cqe, &wc[i]);
 		if (efa_unlikely(err))
-			break;
+			goto bad_cqe;
 	}
-	if (i || err)
+	if (i)
 		efa_cq_update_db(cq);
 	efa_spin_unlock(&cq->lock);
+	return i;
 
+bad_cqe:
+	/* The bad entry is taken too. */
+	efa_cq_update_db(cq);
+	efa_spin_unlock(&cq->lock);
 	return i ? i : -err;
 }
 
