@@ -371,7 +371,11 @@ int efa_arm_cq(struct ibv_cq *ibvcq, int solicited_only)
 	return 0;
 }
 
+/* Counted where the doorbell carries it, ready for every poll's doorbell. */
 void efa_cq_event(struct ibv_cq *ibvcq)
 {
-	to_efa_cq(ibvcq)->cmd_sn++;
+	struct efa_cq *cq = to_efa_cq(ibvcq);
+	uint32_t one = 1U << EFA_IO_REGS_CQ_DB_CMD_SN_SHIFT;
+
+	cq->db_cmd_sn = (cq->db_cmd_sn + one) & EFA_IO_REGS_CQ_DB_CMD_SN_MASK;
 }

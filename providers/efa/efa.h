@@ -146,7 +146,8 @@ struct efa_cq {
 	struct efa_spinlock lock;
 	uint32_t *db;			/* NULL: the device has none */
 	uint16_t cc;			/* entries consumed, all sub-CQs */
-	uint8_t cmd_sn;			/* completion events seen */
+	/* Completion events seen, already in the doorbell's cmd_sn bits */
+	uint32_t db_cmd_sn;
 	uint16_t num_sub_cqs;
 	bool with_sgid;			/* the device fills src_addr */
 	/* The sub-CQs some QP completes into, polled round-robin; the

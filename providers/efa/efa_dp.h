@@ -178,9 +178,7 @@ static inline void efa_sq_ring(struct efa_sq *sq, uint16_t pc, bool busy)
 static inline uint32_t efa_cq_db_val(const struct efa_cq *cq, bool arm)
 {
 	return (cq->cc & EFA_IO_REGS_CQ_DB_CONSUMER_INDEX_MASK) |
-	       (((uint32_t)cq->cmd_sn << EFA_IO_REGS_CQ_DB_CMD_SN_SHIFT) &
-		EFA_IO_REGS_CQ_DB_CMD_SN_MASK) |
-	       (arm ? EFA_IO_REGS_CQ_DB_ARM : 0);
+	       cq->db_cmd_sn | (arm ? EFA_IO_REGS_CQ_DB_ARM : 0);
 }
 
 #endif /* EFA_DP_H */
