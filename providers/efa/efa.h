@@ -189,7 +189,6 @@ struct efa_wq {
 	uint32_t *db;
 	uint16_t pc;			/* producer counter, descriptors */
 	uint16_t desc_mask;		/* descriptors in the ring - 1 */
-	uint8_t phase;
 	bool in_order;
 	uint16_t ci;			/* in order: oldest outstanding WQE */
 	uint16_t max_sge;
@@ -200,6 +199,11 @@ struct efa_wq {
 
 struct efa_sq {
 	struct efa_wq wq;
+	/* ctrl1 and ctrl2 of every WQE, where its first word has them
+	 * (EFA_TX_CTRL()): meta descriptor, first, last, a completion except
+	 * on RC, and the ring's phase, which flips at every lap.
+	 */
+	uint32_t wqe_ctrl;
 	uint8_t *desc;			/* LLQ ring */
 	uint32_t max_inline_data;
 	uint16_t max_batch_wr;		/* WQEs per doorbell */
@@ -220,7 +224,7 @@ struct efa_sq {
 	struct efa_io_tx_wqe *local_queue;
 	struct efa_io_tx_wqe *curr_tx_wqe;
 	uint32_t num_wqe_pending;
-	uint8_t phase_rb;
+	uint32_t wqe_ctrl_rb;
 	int session_err;
 };
 

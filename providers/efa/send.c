@@ -105,16 +105,17 @@ efa_tx_wqe_build(const struct efa_sq *sq, const struct ibv_send_wr *wr,
 		 uint16_t req_id, struct efa_io_tx_wqe *wqe, bool rc)
 {
 	const struct ibv_sge *sge = wr->sg_list;
-	uint8_t ctrl1 = EFA_IO_TX_META_DESC_META_DESC;
+	uint32_t ctrl1 = 0;
 	uint8_t *w = (uint8_t *)wqe;
 	uint64_t dest = 0, ah = 0, qkey = 0;
 	uint32_t length = 0;
 	uint32_t imm = 0;
 
+	/* What the WR adds to ctrl1; the queue has the rest. */
 	if (rc)
-		ctrl1 |= efa_wr_ctrl1[wr->opcode];
+		ctrl1 = efa_wr_ctrl1[wr->opcode];
 	else if (wr->opcode == IBV_WR_SEND_WITH_IMM)
-		ctrl1 |= EFA_IO_TX_META_DESC_HAS_IMM;
+		ctrl1 = EFA_IO_TX_META_DESC_HAS_IMM;
 	if (ctrl1 & EFA_IO_TX_META_DESC_HAS_IMM)
 		imm = be32toh(wr->imm_data);
 
@@ -153,9 +154,9 @@ efa_tx_wqe_build(const struct efa_sq *sq, const struct ibv_send_wr *wr,
 		ah = to_efa_ah(wr->wr.ud.ah)->efa_ah;
 		qkey = wr->wr.ud.remote_qkey;
 	}
-	efa_put64(w, req_id | (uint32_t)ctrl1 << 16 |
-			     (uint32_t)efa_tx_ctrl2(sq, wr->send_flags, rc) << 24 |
-			     dest << 32 | (uint64_t)length << 48);
+	efa_put64(w, req_id | efa_tx_ctrl(sq, wr->send_flags, rc) |
+			     EFA_TX_CTRL(ctrl1, 0) | dest << 32 |
+			     (uint64_t)length << 48);
 	efa_put64(w + 8, imm | ah << 32);
 	efa_put64(w + 16, qkey);
 	efa_put64(w + 24, 0);
@@ -224,7 +225,7 @@ efa_post_send_wrs(struct efa_qp *qp, struct ibv_send_wr *wr,
 						  efa_sq_slot(sq), rc)))
 			goto refuse;
 		efa_wq_commit_idx(wq, req_id, wr->wr_id);
-		efa_sq_advance(wq);
+		efa_sq_advance(sq);
 		if (efa_unlikely(++batch == sq->max_batch_wr)) {
 			efa_sq_ring(sq, wq->pc, busy);
 			batch = 0;

@@ -488,7 +488,7 @@ static int efa_post_umr(struct efa_qp *qp, const struct ibv_exp_send_wr *wr)
 	efa_umr_wqe_build(qp, wr, req_id, &wqe);
 	memcpy(efa_sq_slot(&qp->sq), &wqe, sizeof(wqe));
 	efa_wq_commit_idx(wq, req_id, wr->wr_id);
-	efa_sq_advance(wq);
+	efa_sq_advance(&qp->sq);
 	efa_sq_ring(&qp->sq, wq->pc, busy);
 out:
 	efa_spin_unlock(&wq->lock);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "efa.h"
+#include "efa_dp.h"
 
 /* Producer counters and request ids are 16 bits wide. */
 #define EFA_MAX_RING_ENTRIES (1U << 16)
@@ -134,6 +135,10 @@ static void efa_sq_setup(const struct efa_context *ctx, struct efa_sq *sq,
 				   ctx->max_sge_rd :
 				   EFA_IO_TX_DESC_NUM_RDMA_BUFS;
 	sq->sig_all = sq_sig_all ? IBV_SEND_SIGNALED : 0;
+	sq->wqe_ctrl = EFA_TX_CTRL(EFA_IO_TX_META_DESC_META_DESC,
+				   EFA_IO_TX_META_DESC_FIRST |
+				   EFA_IO_TX_META_DESC_LAST |
+				   (rc ? 0 : EFA_IO_TX_META_DESC_COMP_REQ));
 	sq->wr_opcodes = efa_wr_opcodes(ctx, type);
 	sq->connected = rc;
 	sq->wq.in_order = rc;
@@ -188,10 +193,12 @@ void efa_qp_reset_indices(struct efa_qp *qp)
 		efa_spin_lock(&wq->lock);
 		wq->pc = 0;
 		wq->ci = 0;
-		wq->phase = 0;
 		wq->wrid_idx_pool_next = 0;
 		for (uint32_t j = 0; j < wq->wqe_cnt; j++)
 			wq->wrid_idx_pool[j] = j;
+		if (wq == &qp->sq.wq)
+			qp->sq.wqe_ctrl &= ~EFA_TX_CTRL(0,
+						EFA_IO_TX_META_DESC_PHASE);
 		efa_spin_unlock(&wq->lock);
 	}
 }

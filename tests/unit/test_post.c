@@ -381,7 +381,7 @@ START_TEST(test_wr_abort)
 	ibv_wr_abort(qpx);
 
 	ck_assert_uint_eq(wq->pc, fq.geom.sq_wqe_cnt - 1);
-	ck_assert_uint_eq(wq->phase, 0);
+	ck_assert_uint_eq(efa_sq_phase(&fq.qp->sq), 0);
 	ck_assert_uint_eq(wq->wrid_idx_pool_next, 0);
 	ck_assert_uint_eq(fq.sq_db, fq.geom.sq_wqe_cnt - 1);
 	/* the slot that wraps the ring still holds nothing */
