@@ -68,10 +68,16 @@ static inline void efa_put64(void *p, uint64_t v)
 	__builtin_memcpy(p, &v, sizeof(v));
 }
 
-/* A buffer descriptor's first word; its second is the address. */
+/*
+ * A buffer descriptor's first word; its second is the address.  The lkey is
+ * masked before the shift, where the mask is a 32-bit immediate, not a
+ * 64-bit constant to hold in a register.
+ */
 static inline uint64_t efa_tx_buf_word(const struct ibv_sge *sge)
 {
-	return sge->length | (uint64_t)(sge->lkey & EFA_IO_LKEY_MASK) << 32;
+	uint32_t lkey = sge->lkey & EFA_IO_LKEY_MASK;
+
+	return sge->length | (uint64_t)lkey << 32;
 }
 
 /*
@@ -105,19 +111,11 @@ efa_tx_wqe_build(const struct efa_sq *sq, const struct ibv_send_wr *wr,
 		 uint16_t req_id, struct efa_io_tx_wqe *wqe, bool rc)
 {
 	const struct ibv_sge *sge = wr->sg_list;
-	uint32_t ctrl1 = 0;
+	/* The WR's part of ctrl1; the queue has the rest (efa_tx_ctrl()). */
+	uint32_t ctrl1 = rc ? efa_wr_ctrl1[wr->opcode] : 0;
 	uint8_t *w = (uint8_t *)wqe;
-	uint64_t dest = 0, ah = 0, qkey = 0;
+	uint64_t meta0, meta1, dest = 0, ah = 0, qkey = 0;
 	uint32_t length = 0;
-	uint32_t imm = 0;
-
-	/* What the WR adds to ctrl1; the queue has the rest. */
-	if (rc)
-		ctrl1 = efa_wr_ctrl1[wr->opcode];
-	else if (wr->opcode == IBV_WR_SEND_WITH_IMM)
-		ctrl1 = EFA_IO_TX_META_DESC_HAS_IMM;
-	if (ctrl1 & EFA_IO_TX_META_DESC_HAS_IMM)
-		imm = be32toh(wr->imm_data);
 
 	if (rc && efa_unlikely((ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK) !=
 			       EFA_IO_SEND)) {
@@ -154,10 +152,20 @@ efa_tx_wqe_build(const struct efa_sq *sq, const struct ibv_send_wr *wr,
 		ah = to_efa_ah(wr->wr.ud.ah)->efa_ah;
 		qkey = wr->wr.ud.remote_qkey;
 	}
-	efa_put64(w, req_id | efa_tx_ctrl(sq, wr->send_flags, rc) |
-			     EFA_TX_CTRL(ctrl1, 0) | dest << 32 |
-			     (uint64_t)length << 48);
-	efa_put64(w + 8, imm | ah << 32);
+	meta0 = req_id | efa_tx_ctrl(sq, wr->send_flags, rc) |
+		EFA_TX_CTRL(ctrl1, 0) | dest << 32 | (uint64_t)length << 48;
+	meta1 = ah << 32;
+	/*
+	 * The immediate last, its flag and its value in one branch: held
+	 * through the build, they would cost registers.
+	 */
+	if (rc ? ctrl1 & EFA_IO_TX_META_DESC_HAS_IMM :
+		 wr->opcode == IBV_WR_SEND_WITH_IMM) {
+		meta0 |= EFA_TX_CTRL(EFA_IO_TX_META_DESC_HAS_IMM, 0);
+		meta1 |= be32toh(wr->imm_data);
+	}
+	efa_put64(w, meta0);
+	efa_put64(w + 8, meta1);
 	efa_put64(w + 16, qkey);
 	efa_put64(w + 24, 0);
 	return 0;
