@@ -223,7 +223,7 @@ efa_post_send_wrs(struct efa_qp *qp, struct ibv_send_wr *wr,
 	if (efa_unlikely(!efa_sq_state_ok(sq, qp->verbs_qp.qp.state)))
 		goto refuse;
 
-	for (; wr; wr = wr->next) {
+	while (wr) {
 		if (efa_unlikely(!efa_send_flags_ok(sq, wr->send_flags, rc) ||
 				 !efa_send_opcode_ok(sq, wr->opcode, rc) ||
 				 efa_wq_full(wq)))
@@ -234,7 +234,12 @@ efa_post_send_wrs(struct efa_qp *qp, struct ibv_send_wr *wr,
 			goto refuse;
 		efa_wq_commit_idx(wq, req_id, wr->wr_id);
 		efa_sq_advance(sq);
-		if (efa_unlikely(++batch == sq->max_batch_wr)) {
+		batch++;
+		/* A full batch is rung once another WR follows: the last
+		 * one's doorbell is the end's, and a lone WR checks nothing.
+		 */
+		wr = wr->next;
+		if (wr && efa_unlikely(batch == sq->max_batch_wr)) {
 			efa_sq_ring(sq, wq->pc, busy);
 			batch = 0;
 		}
