@@ -184,11 +184,17 @@ static inline void efa_sq_advance(struct efa_sq *sq)
 		sq->wqe_ctrl ^= EFA_TX_CTRL(0, EFA_IO_TX_META_DESC_PHASE);
 }
 
-/* @busy: the queue had WQEs outstanding before these. */
-static inline void efa_sq_ring(struct efa_sq *sq, uint16_t pc, bool busy)
+/* The SQ doorbell alone: the caller kicks the device (efa_db_kick()). */
+static inline void efa_sq_db(struct efa_sq *sq, uint16_t pc)
 {
 	efa_wc_flush();
 	efa_db_write(sq->wq.db, pc);
+}
+
+/* @busy: the queue had WQEs outstanding before these. */
+static inline void efa_sq_ring(struct efa_sq *sq, uint16_t pc, bool busy)
+{
+	efa_sq_db(sq, pc);
 	efa_db_kick(sq->wq.wake, busy);
 }
 
