@@ -205,10 +205,13 @@ static void efa_wake_map(struct efa_context *ctx, uint64_t key)
 	ctx->wake = p;
 }
 
-/* The device sleeps: wake it on a word of its page (efa_db_kick()). */
+/*
+ * The device sleeps: wake it on a word of its page (efa_db_kick()).
+ * FUTEX_WAKE reads the word, the op and the count, nothing more.
+ */
 void efa_wake_device(const uint32_t *word)
 {
-	syscall(SYS_futex, word, FUTEX_WAKE, 1, NULL, NULL, 0);
+	syscall(SYS_futex, word, FUTEX_WAKE, 1);
 }
 
 struct verbs_context *efa_alloc_context(struct ibv_device *ibdev, int cmd_fd,

@@ -40,6 +40,7 @@ int efa_cq_activate_sub_cq(struct efa_cq *cq, uint16_t idx)
 		if (cq->active[i] == sub_cq)
 			return 0;
 	cq->active[cq->num_active++] = sub_cq;
+	cq->sole = cq->num_active == 1 ? sub_cq : NULL;
 	return 0;
 }
 
@@ -53,6 +54,7 @@ void efa_cq_init_sub_cqs(struct efa_cq *cq, const void *buf,
 	cq->cqe_size = cqe_size;
 	cq->num_active = 0;
 	cq->next_poll_idx = 0;
+	cq->sole = NULL;
 	cq->cc = 0;
 	for (uint16_t i = 0; i < num_sub_cqs; i++) {
 		cq->sub_cq_arr[i] = (struct efa_sub_cq){
@@ -203,7 +205,7 @@ static struct ibv_cq_ex *create_cq(struct ibv_context *ibvctx,
 	if (err)
 		goto err_destroy;
 
-	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	efa_spin_init(&cq->lock);
 	efa_cq_fill_pfns(cq, attr->wc_flags);
 	return &cq->verbs_cq.cq_ex;
 
@@ -341,7 +343,6 @@ int efa_destroy_cq(struct ibv_cq *ibvcq)
 	}
 
 	efa_cq_unmap(ctx, cq);
-	pthread_spin_destroy(&cq->lock);
 	free(cq);
 	return 0;
 }
@@ -370,7 +371,11 @@ int efa_arm_cq(struct ibv_cq *ibvcq, int solicited_only)
 	return 0;
 }
 
+/* Counted where the doorbell carries it, ready for every poll's doorbell. */
 void efa_cq_event(struct ibv_cq *ibvcq)
 {
-	to_efa_cq(ibvcq)->cmd_sn++;
+	struct efa_cq *cq = to_efa_cq(ibvcq);
+	uint32_t one = 1U << EFA_IO_REGS_CQ_DB_CMD_SN_SHIFT;
+
+	cq->db_cmd_sn = (cq->db_cmd_sn + one) & EFA_IO_REGS_CQ_DB_CMD_SN_MASK;
 }

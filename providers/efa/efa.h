@@ -23,6 +23,45 @@ struct efa_dev {
 };
 
 /*
+ * The lock of a work queue or a CQ.  libibverbs lets threads post to one
+ * QP and poll one CQ at the same time, and every post and poll takes one
+ * or two of these, so they are test-and-set locks inlined where they are
+ * taken: pthread_spin_lock() and pthread_spin_unlock() are two calls into
+ * libc.  A waiter spins on plain loads, leaving the line to the holder.
+ */
+struct efa_spinlock {
+	int held;
+};
+
+static inline void efa_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield" ::: "memory");
+#endif
+}
+
+static inline void efa_spin_init(struct efa_spinlock *lock)
+{
+	lock->held = 0;
+}
+
+/* A fetch-or of bit 0 tested alone is one "lock bts" on x86. */
+static inline void efa_spin_lock(struct efa_spinlock *lock)
+{
+	while (__builtin_expect(__atomic_fetch_or(&lock->held, 1,
+						  __ATOMIC_ACQUIRE) & 1, 0))
+		while (__atomic_load_n(&lock->held, __ATOMIC_RELAXED))
+			efa_cpu_relax();
+}
+
+static inline void efa_spin_unlock(struct efa_spinlock *lock)
+{
+	__atomic_store_n(&lock->held, 0, __ATOMIC_RELEASE);
+}
+
+/*
  * What the kernel told us about the device when the context was opened.
  * Later verbs size and check their requests against these values instead
  * of asking the kernel again.
@@ -104,10 +143,11 @@ struct efa_sub_cq {
 struct efa_cq {
 	struct verbs_cq verbs_cq;
 	struct efadv_cq dv_cq;
-	pthread_spinlock_t lock;
+	struct efa_spinlock lock;
 	uint32_t *db;			/* NULL: the device has none */
 	uint16_t cc;			/* entries consumed, all sub-CQs */
-	uint8_t cmd_sn;			/* completion events seen */
+	/* Completion events seen, already in the doorbell's cmd_sn bits */
+	uint32_t db_cmd_sn;
 	uint16_t num_sub_cqs;
 	bool with_sgid;			/* the device fills src_addr */
 	/* The sub-CQs some QP completes into, polled round-robin; the
@@ -117,6 +157,7 @@ struct efa_cq {
 	uint16_t num_active;
 	uint16_t next_poll_idx;
 	struct efa_sub_cq **active;
+	struct efa_sub_cq *sole;	/* active[0] while it is alone */
 	uint32_t cqe_size;
 	/* The entry the extended polling API is looking at, and its QP. */
 	const struct efa_io_cdesc_common *cur_cqe;
@@ -148,17 +189,21 @@ struct efa_wq {
 	uint32_t *db;
 	uint16_t pc;			/* producer counter, descriptors */
 	uint16_t desc_mask;		/* descriptors in the ring - 1 */
-	uint8_t phase;
 	bool in_order;
 	uint16_t ci;			/* in order: oldest outstanding WQE */
 	uint16_t max_sge;
-	pthread_spinlock_t lock;
+	struct efa_spinlock lock;
 	void *db_page;
 	const uint32_t *wake;		/* the context's */
 };
 
 struct efa_sq {
 	struct efa_wq wq;
+	/* ctrl1 and ctrl2 of every WQE, where its first word has them
+	 * (EFA_TX_CTRL()): meta descriptor, first, last, a completion except
+	 * on RC, and the ring's phase, which flips at every lap.
+	 */
+	uint32_t wqe_ctrl;
 	uint8_t *desc;			/* LLQ ring */
 	uint32_t max_inline_data;
 	uint16_t max_batch_wr;		/* WQEs per doorbell */
@@ -179,7 +224,7 @@ struct efa_sq {
 	struct efa_io_tx_wqe *local_queue;
 	struct efa_io_tx_wqe *curr_tx_wqe;
 	uint32_t num_wqe_pending;
-	uint8_t phase_rb;
+	uint32_t wqe_ctrl_rb;
 	int session_err;
 };
 

@@ -138,20 +138,37 @@ static inline bool efa_sq_state_ok(const struct efa_sq *sq,
 	return (sq->ok_states >> state) & 1;
 }
 
-/* A WQE's ctrl2: one descriptor, the queue's phase, and a completion:
- * always, except on RC where the WR or sq_sig_all asks for it.
+/* ctrl1 and ctrl2 where the first word of a WQE has them. */
+#define EFA_TX_CTRL(ctrl1, ctrl2) \
+	((uint32_t)(ctrl1) << 16 | (uint32_t)(ctrl2) << 24)
+
+static inline uint8_t efa_sq_phase(const struct efa_sq *sq)
+{
+	return (sq->wqe_ctrl >> 24) & EFA_IO_TX_META_DESC_PHASE;
+}
+
+/*
+ * A WQE's ctrl1 and ctrl2 as far as the queue decides them (sq->wqe_ctrl),
+ * and on RC a completion where the WR or sq_sig_all asks for one.
  */
 _Static_assert(IBV_SEND_SIGNALED << 3 == EFA_IO_TX_META_DESC_COMP_REQ,
 	       "signaled is comp_req shifted");
+static inline uint32_t efa_tx_ctrl(const struct efa_sq *sq, unsigned int flags,
+				   bool rc)
+{
+	uint32_t ctrl = sq->wqe_ctrl;
+
+	if (rc)
+		ctrl |= EFA_TX_CTRL(0, ((flags | sq->sig_all) &
+					IBV_SEND_SIGNALED) << 3);
+	return ctrl;
+}
+
+/* A WQE's ctrl2: one descriptor, the queue's phase, and a completion. */
 static inline uint8_t efa_tx_ctrl2(const struct efa_sq *sq, unsigned int flags,
 				   bool rc)
 {
-	uint8_t comp_req = EFA_IO_TX_META_DESC_COMP_REQ;
-
-	if (rc)
-		comp_req = ((flags | sq->sig_all) & IBV_SEND_SIGNALED) << 3;
-	return EFA_IO_TX_META_DESC_FIRST | EFA_IO_TX_META_DESC_LAST |
-	       sq->wq.phase | comp_req;
+	return efa_tx_ctrl(sq, flags, rc) >> 24;
 }
 
 /* The LLQ slot of the next WQE. */
@@ -161,26 +178,30 @@ static inline struct efa_io_tx_wqe *efa_sq_slot(struct efa_sq *sq)
 	       (sq->wq.pc & sq->wq.desc_mask);
 }
 
-static inline void efa_sq_advance(struct efa_wq *wq)
+static inline void efa_sq_advance(struct efa_sq *sq)
 {
-	if (!(++wq->pc & wq->desc_mask))
-		wq->phase ^= 1;
+	if (!(++sq->wq.pc & sq->wq.desc_mask))
+		sq->wqe_ctrl ^= EFA_TX_CTRL(0, EFA_IO_TX_META_DESC_PHASE);
+}
+
+/* The SQ doorbell alone: the caller kicks the device (efa_db_kick()). */
+static inline void efa_sq_db(struct efa_sq *sq, uint16_t pc)
+{
+	efa_wc_flush();
+	efa_db_write(sq->wq.db, pc);
 }
 
 /* @busy: the queue had WQEs outstanding before these. */
 static inline void efa_sq_ring(struct efa_sq *sq, uint16_t pc, bool busy)
 {
-	efa_wc_flush();
-	efa_db_write(sq->wq.db, pc);
+	efa_sq_db(sq, pc);
 	efa_db_kick(sq->wq.wake, busy);
 }
 
 static inline uint32_t efa_cq_db_val(const struct efa_cq *cq, bool arm)
 {
 	return (cq->cc & EFA_IO_REGS_CQ_DB_CONSUMER_INDEX_MASK) |
-	       (((uint32_t)cq->cmd_sn << EFA_IO_REGS_CQ_DB_CMD_SN_SHIFT) &
-		EFA_IO_REGS_CQ_DB_CMD_SN_MASK) |
-	       (arm ? EFA_IO_REGS_CQ_DB_ARM : 0);
+	       cq->db_cmd_sn | (arm ? EFA_IO_REGS_CQ_DB_ARM : 0);
 }
 
 #endif /* EFA_DP_H */

@@ -43,58 +43,71 @@ static const uint8_t efa_wc_status_map[] = {
 __attribute__((always_inline)) inline enum ibv_wc_status
 efa_wc_status(uint8_t status)
 {
-	if (efa_likely(status < sizeof(efa_wc_status_map)))
+	if (efa_likely(status == EFA_IO_COMP_STATUS_OK))
+		return IBV_WC_SUCCESS;
+	if (status < sizeof(efa_wc_status_map))
 		return efa_wc_status_map[status];
 	if (status == SEFA_IO_COMP_STATUS_REMOTE_ERROR_RETRY_EXC)
 		return IBV_WC_RETRY_EXC_ERR;
 	return IBV_WC_GENERAL_ERR;
 }
 
-static inline const struct efa_io_cdesc_common *
-efa_sub_cq_next(struct efa_sub_cq *sub_cq, uint32_t cqe_size)
+/*
+ * Takes the next entry of a sub-CQ of cq into *cqe, counting it in the
+ * CQ's total.  A found entry is a return value of its own, which spares
+ * the callers a second test of the pointer.
+ */
+static inline bool efa_sub_cq_next(struct efa_cq *cq,
+				   struct efa_sub_cq *sub_cq,
+				   const struct efa_io_cdesc_common **cqe)
 {
-	const struct efa_io_cdesc_common *cqe;
+	uint32_t idx = sub_cq->consumed_cnt & sub_cq->qmask;
+	const struct efa_io_cdesc_common *e;
 
-	cqe = (const void *)(sub_cq->buf +
-			     (size_t)(sub_cq->consumed_cnt & sub_cq->qmask) *
-				     cqe_size);
-	if ((__atomic_load_n(&cqe->flags, __ATOMIC_RELAXED) &
+	e = (const void *)(sub_cq->buf + (size_t)idx * cq->cqe_size);
+	if ((__atomic_load_n(&e->flags, __ATOMIC_RELAXED) &
 	     EFA_IO_CDESC_COMMON_PHASE) != sub_cq->phase)
-		return NULL;
+		return false;
 
 	/* The device wrote the entry before its phase: read it after. */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 
-	if (!(++sub_cq->consumed_cnt & sub_cq->qmask))
+	sub_cq->consumed_cnt++;
+	if (efa_unlikely(idx == sub_cq->qmask))
 		sub_cq->phase ^= 1;
-	return cqe;
+	cq->cc++;
+	*cqe = e;
+	return true;
 }
 
-/* Takes the next completion of any sub-CQ.  CQ lock held. */
-__attribute__((always_inline)) inline const struct efa_io_cdesc_common *
-efa_cq_next_cqe(struct efa_cq *cq)
+/* Takes the next completion of any sub-CQ into *cqe.  CQ lock held. */
+static __attribute__((always_inline)) inline bool
+efa_cq_take_cqe(struct efa_cq *cq, const struct efa_io_cdesc_common **cqe)
 {
-	const struct efa_io_cdesc_common *cqe;
-	uint16_t n = cq->num_active;
+	uint16_t n;
 
-	if (efa_likely(n == 1)) {
-		cqe = efa_sub_cq_next(cq->active[0], cq->cqe_size);
-		cq->cc += !!cqe;
-		return cqe;
-	}
+	if (efa_likely(cq->sole))
+		return efa_sub_cq_next(cq, cq->sole, cqe);
 
+	n = cq->num_active;
 	for (uint16_t i = 0; i < n; i++) {
 		struct efa_sub_cq *sub_cq = cq->active[cq->next_poll_idx];
 
 		if (++cq->next_poll_idx == n)
 			cq->next_poll_idx = 0;
-		cqe = efa_sub_cq_next(sub_cq, cq->cqe_size);
-		if (cqe) {
-			cq->cc++;
-			return cqe;
-		}
+		if (efa_sub_cq_next(cq, sub_cq, cqe))
+			return true;
 	}
-	return NULL;
+	return false;
+}
+
+/* The same, or NULL. */
+__attribute__((always_inline)) inline const struct efa_io_cdesc_common *
+efa_cq_next_cqe(struct efa_cq *cq)
+{
+	const struct efa_io_cdesc_common *cqe;
+
+	return efa_cq_take_cqe(cq, &cqe) ? cqe : NULL;
 }
 
 static inline bool efa_cqe_is_send(uint8_t flags)
@@ -125,7 +138,7 @@ static inline int efa_wq_complete(struct efa_wq *wq, uint16_t req_id,
 {
 	bool ok;
 
-	pthread_spin_lock(&wq->lock);
+	efa_spin_lock(&wq->lock);
 	if (wq->in_order) {
 		ok = efa_wq_retire_to(wq, req_id);
 	} else {
@@ -136,7 +149,7 @@ static inline int efa_wq_complete(struct efa_wq *wq, uint16_t req_id,
 	/* Still ours: nobody posts while we hold the lock. */
 	if (efa_likely(ok))
 		*wr_id = wq->wrid[req_id];
-	pthread_spin_unlock(&wq->lock);
+	efa_spin_unlock(&wq->lock);
 	return ok ? 0 : EINVAL;
 }
 
@@ -255,22 +268,26 @@ int efa_poll_cq(struct ibv_cq *ibvcq, int nwc, struct ibv_wc *wc)
 {
 	struct efa_cq *cq = to_efa_cq(ibvcq);
 	const struct efa_io_cdesc_common *cqe;
-	int err = 0;
+	int err;
 	int i;
 
-	pthread_spin_lock(&cq->lock);
+	efa_spin_lock(&cq->lock);
 	for (i = 0; i < nwc; i++) {
-		cqe = efa_cq_next_cqe(cq);
-		if (!cqe)
+		if (!efa_cq_take_cqe(cq, &cqe))
 			break;
 		err = efa_cqe_to_wc(cq, cqe, &wc[i]);
 		if (efa_unlikely(err))
-			break;
+			goto bad_cqe;
 	}
-	if (i || err)
+	if (i)
 		efa_cq_update_db(cq);
-	pthread_spin_unlock(&cq->lock);
+	efa_spin_unlock(&cq->lock);
+	return i;
 
+bad_cqe:
+	/* The bad entry is taken too. */
+	efa_cq_update_db(cq);
+	efa_spin_unlock(&cq->lock);
 	return i ? i : -err;
 }
 
@@ -306,12 +323,12 @@ static int efa_start_poll(struct ibv_cq_ex *ibvcqx,
 	if (efa_unlikely(attr->comp_mask))
 		return EINVAL;
 
-	pthread_spin_lock(&cq->lock);
+	efa_spin_lock(&cq->lock);
 	err = efa_poll_one_ex(cq);
 	if (err) {
 		if (err != ENOENT)
 			efa_cq_update_db(cq);
-		pthread_spin_unlock(&cq->lock);
+		efa_spin_unlock(&cq->lock);
 	}
 	return err;
 }
@@ -329,7 +346,7 @@ static void efa_end_poll(struct ibv_cq_ex *ibvcqx)
 	cq->cur_cqe = NULL;
 	cq->cur_qp = NULL;
 	efa_cq_update_db(cq);
-	pthread_spin_unlock(&cq->lock);
+	efa_spin_unlock(&cq->lock);
 }
 
 static inline const struct efa_io_rx_cdesc *

@@ -174,9 +174,9 @@ static void efa_lock_cqs(struct ibv_qp *ibvqp)
 	struct efa_cq *send_cq = to_efa_cq(ibvqp->send_cq);
 	struct efa_cq *recv_cq = to_efa_cq(ibvqp->recv_cq);
 
-	pthread_spin_lock(&recv_cq->lock);
+	efa_spin_lock(&recv_cq->lock);
 	if (send_cq != recv_cq)
-		pthread_spin_lock(&send_cq->lock);
+		efa_spin_lock(&send_cq->lock);
 }
 
 static void efa_unlock_cqs(struct ibv_qp *ibvqp)
@@ -185,8 +185,8 @@ static void efa_unlock_cqs(struct ibv_qp *ibvqp)
 	struct efa_cq *recv_cq = to_efa_cq(ibvqp->recv_cq);
 
 	if (send_cq != recv_cq)
-		pthread_spin_unlock(&send_cq->lock);
-	pthread_spin_unlock(&recv_cq->lock);
+		efa_spin_unlock(&send_cq->lock);
+	efa_spin_unlock(&recv_cq->lock);
 }
 
 /* Starts polling the sub-CQs the device picked for the QP's queues. */

@@ -122,7 +122,7 @@ int efa_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 	struct ibv_recv_wr *first = wr;
 	int err = 0;
 
-	pthread_spin_lock(&wq->lock);
+	efa_spin_lock(&wq->lock);
 	if (efa_unlikely(!efa_rq_state_ok(rq, ibvqp->state)))
 		goto refuse;
 
@@ -154,6 +154,6 @@ out:
 	 */
 	if (wr != first)
 		efa_db_write(wq->db, wq->pc);
-	pthread_spin_unlock(&wq->lock);
+	efa_spin_unlock(&wq->lock);
 	return err;
 }

@@ -68,10 +68,16 @@ static inline void efa_put64(void *p, uint64_t v)
 	__builtin_memcpy(p, &v, sizeof(v));
 }
 
-/* A buffer descriptor's first word; its second is the address. */
+/*
+ * A buffer descriptor's first word; its second is the address.  The lkey is
+ * masked before the shift, where the mask is a 32-bit immediate, not a
+ * 64-bit constant to hold in a register.
+ */
 static inline uint64_t efa_tx_buf_word(const struct ibv_sge *sge)
 {
-	return sge->length | (uint64_t)(sge->lkey & EFA_IO_LKEY_MASK) << 32;
+	uint32_t lkey = sge->lkey & EFA_IO_LKEY_MASK;
+
+	return sge->length | (uint64_t)lkey << 32;
 }
 
 /*
@@ -105,18 +111,11 @@ efa_tx_wqe_build(const struct efa_sq *sq, const struct ibv_send_wr *wr,
 		 uint16_t req_id, struct efa_io_tx_wqe *wqe, bool rc)
 {
 	const struct ibv_sge *sge = wr->sg_list;
-	uint8_t ctrl1 = EFA_IO_TX_META_DESC_META_DESC;
+	/* The WR's part of ctrl1; the queue has the rest (efa_tx_ctrl()). */
+	uint32_t ctrl1 = rc ? efa_wr_ctrl1[wr->opcode] : 0;
 	uint8_t *w = (uint8_t *)wqe;
-	uint64_t dest = 0, ah = 0, qkey = 0;
+	uint64_t meta0, meta1, dest = 0, ah = 0, qkey = 0;
 	uint32_t length = 0;
-	uint32_t imm = 0;
-
-	if (rc)
-		ctrl1 |= efa_wr_ctrl1[wr->opcode];
-	else if (wr->opcode == IBV_WR_SEND_WITH_IMM)
-		ctrl1 |= EFA_IO_TX_META_DESC_HAS_IMM;
-	if (ctrl1 & EFA_IO_TX_META_DESC_HAS_IMM)
-		imm = be32toh(wr->imm_data);
 
 	if (rc && efa_unlikely((ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK) !=
 			       EFA_IO_SEND)) {
@@ -153,10 +152,20 @@ efa_tx_wqe_build(const struct efa_sq *sq, const struct ibv_send_wr *wr,
 		ah = to_efa_ah(wr->wr.ud.ah)->efa_ah;
 		qkey = wr->wr.ud.remote_qkey;
 	}
-	efa_put64(w, req_id | (uint32_t)ctrl1 << 16 |
-			     (uint32_t)efa_tx_ctrl2(sq, wr->send_flags, rc) << 24 |
-			     dest << 32 | (uint64_t)length << 48);
-	efa_put64(w + 8, imm | ah << 32);
+	meta0 = req_id | efa_tx_ctrl(sq, wr->send_flags, rc) |
+		EFA_TX_CTRL(ctrl1, 0) | dest << 32 | (uint64_t)length << 48;
+	meta1 = ah << 32;
+	/*
+	 * The immediate last, its flag and its value in one branch: held
+	 * through the build, they would cost registers.
+	 */
+	if (rc ? ctrl1 & EFA_IO_TX_META_DESC_HAS_IMM :
+		 wr->opcode == IBV_WR_SEND_WITH_IMM) {
+		meta0 |= EFA_TX_CTRL(EFA_IO_TX_META_DESC_HAS_IMM, 0);
+		meta1 |= be32toh(wr->imm_data);
+	}
+	efa_put64(w, meta0);
+	efa_put64(w + 8, meta1);
 	efa_put64(w + 16, qkey);
 	efa_put64(w + 24, 0);
 	return 0;
@@ -169,9 +178,41 @@ int efa_tx_wqe_from_wr(const struct efa_sq *sq, const struct ibv_send_wr *wr,
 	return efa_tx_wqe_build(sq, wr, req_id, wqe, sq->connected);
 }
 
-/* Why a WR is refused; off the fast path, which only knows that it is. */
+/*
+ * Whether the queue had WQEs outstanding before the post (efa_db_kick()),
+ * while the post has rung no doorbell of its own: its WQEs are the batch.
+ */
+static inline bool efa_sq_was_busy(const struct efa_wq *wq, uint32_t batch)
+{
+	return wq->wrid_idx_pool_next != batch;
+}
+
+/*
+ * The end of a post: a doorbell for the WQEs written since the last one,
+ * the WQ lock dropped, and then the device kicked (efa_db_kick()), which
+ * needs no lock: the call it may make comes last, where it costs the post
+ * no registers saved and restored.
+ */
+static inline void efa_post_send_end(struct efa_sq *sq, uint32_t batch,
+				     bool busy)
+{
+	if (!batch) {
+		efa_spin_unlock(&sq->wq.lock);
+		return;
+	}
+	efa_sq_db(sq, sq->wq.pc);
+	efa_spin_unlock(&sq->wq.lock);
+	efa_db_kick(sq->wq.wake, busy);
+}
+
+/*
+ * Refuses wr, and ends the post (efa_post_send_end()) with the batch
+ * before it.  Why it is refused is worked out here, off the fast path,
+ * which only knows that it is.
+ */
 static __attribute__((cold, noinline)) int
-efa_post_send_refuse(struct efa_qp *qp, const struct ibv_send_wr *wr)
+efa_post_send_refuse(struct efa_qp *qp, struct ibv_send_wr *wr,
+		     struct ibv_send_wr **bad_wr, uint32_t batch, bool busy)
 {
 	struct ibv_qp *ibvqp = &qp->verbs_qp.qp;
 	const char *why = "too many SGEs, too much inline data, or inline RDMA";
@@ -195,60 +236,123 @@ efa_post_send_refuse(struct efa_qp *qp, const struct ibv_send_wr *wr)
 	}
 	verbs_err(to_verbs_context(ibvqp->context), "SQ %u: %s\n",
 		  ibvqp->qp_num, why);
+	*bad_wr = wr;
+	efa_post_send_end(&qp->sq, batch, busy);
 	return err;
 }
 
+static int efa_post_send_more(struct efa_qp *qp, struct ibv_send_wr *wr,
+			      struct ibv_send_wr **bad_wr, uint32_t batch);
+
+/*
+ * Posts wr and the WRs after it, batch WQEs after the last doorbell, and
+ * ends the post.  WQ lock held.  calls: whether this copy makes calls on
+ * its way, to copy inline data or to kick the device after the doorbell
+ * of a full batch.  They would cost every post registers saved and
+ * restored, so the common path (calls false) hands the WR that needs one
+ * on to efa_post_send_more(), and makes no call but its last.
+ *
+ * busy is efa_sq_was_busy() as the post began.  The copy that calls
+ * nothing rings nothing before its end either, so it works that out where
+ * it needs it, rather than hold it through the loop.
+ */
 static __attribute__((always_inline)) inline int
-efa_post_send_wrs(struct efa_qp *qp, struct ibv_send_wr *wr,
-		  struct ibv_send_wr **bad_wr, bool rc)
+efa_post_send_loop(struct efa_qp *qp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr, uint32_t batch, bool busy,
+		   bool rc, bool calls)
 {
 	struct efa_sq *sq = &qp->sq;
 	struct efa_wq *wq = &sq->wq;
-	uint32_t batch = 0;
+	unsigned int flags;
 	uint16_t req_id;
-	bool busy;
-	int err = 0;
 
-	pthread_spin_lock(&wq->lock);
-	busy = wq->wrid_idx_pool_next;
-	if (efa_unlikely(!efa_sq_state_ok(sq, qp->verbs_qp.qp.state)))
-		goto refuse;
-
-	for (; wr; wr = wr->next) {
-		if (efa_unlikely(!efa_send_flags_ok(sq, wr->send_flags, rc) ||
+	while (wr) {
+		flags = wr->send_flags;
+		if (efa_unlikely(!efa_send_flags_ok(sq, flags, rc) ||
 				 !efa_send_opcode_ok(sq, wr->opcode, rc) ||
 				 efa_wq_full(wq)))
 			goto refuse;
+		if (!calls && efa_unlikely(flags & IBV_SEND_INLINE))
+			return efa_post_send_more(qp, wr, bad_wr, batch);
 		req_id = efa_wq_peek_idx(wq, rc);
 		if (efa_unlikely(efa_tx_wqe_build(sq, wr, req_id,
 						  efa_sq_slot(sq), rc)))
 			goto refuse;
 		efa_wq_commit_idx(wq, req_id, wr->wr_id);
-		efa_sq_advance(wq);
-		if (efa_unlikely(++batch == sq->max_batch_wr)) {
+		efa_sq_advance(sq);
+		batch++;
+		/* A full batch is rung once another WR follows: the last
+		 * one's doorbell is the end's, and a lone WR checks nothing.
+		 */
+		wr = wr->next;
+		if (wr && efa_unlikely(batch == sq->max_batch_wr)) {
+			if (!calls)
+				return efa_post_send_more(qp, wr, bad_wr,
+							  batch);
 			efa_sq_ring(sq, wq->pc, busy);
 			batch = 0;
 		}
 	}
-	goto out;
+	if (!calls)
+		busy = efa_sq_was_busy(wq, batch);
+	efa_post_send_end(sq, batch, busy);
+	return 0;
 
 refuse:
-	err = efa_post_send_refuse(qp, wr);
-	*bad_wr = wr;
-out:
-	if (batch)
-		efa_sq_ring(sq, wq->pc, busy);
-	pthread_spin_unlock(&wq->lock);
-	return err;
+	if (!calls)
+		busy = efa_sq_was_busy(wq, batch);
+	return efa_post_send_refuse(qp, wr, bad_wr, batch, busy);
 }
 
-/* One copy of the posting path for RC, one for the datagram transports. */
+/*
+ * The datagram path from wr on, which needs a call: it has inline data,
+ * or a full batch before it is to be rung first.
+ */
+static __attribute__((noinline)) int
+efa_post_send_more(struct efa_qp *qp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr, uint32_t batch)
+{
+	struct efa_sq *sq = &qp->sq;
+	bool busy = efa_sq_was_busy(&sq->wq, batch);
+
+	if (batch == sq->max_batch_wr) {
+		efa_sq_ring(sq, sq->wq.pc, busy);
+		batch = 0;
+	}
+	return efa_post_send_loop(qp, wr, bad_wr, batch, busy, false, true);
+}
+
+static __attribute__((always_inline)) inline int
+efa_post_send_wrs(struct efa_qp *qp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr, bool rc, bool calls)
+{
+	struct efa_sq *sq = &qp->sq;
+	bool busy;
+
+	efa_spin_lock(&sq->wq.lock);
+	busy = efa_sq_was_busy(&sq->wq, 0);
+	if (efa_unlikely(!efa_sq_state_ok(sq, qp->verbs_qp.qp.state)))
+		return efa_post_send_refuse(qp, wr, bad_wr, 0, busy);
+	return efa_post_send_loop(qp, wr, bad_wr, 0, busy, rc, calls);
+}
+
+/*
+ * The RC copy of the posting path.  Its own function, so that the datagram
+ * copy inlined into efa_post_send() is compiled for itself alone.
+ */
+static __attribute__((noinline)) int
+efa_post_send_rc(struct efa_qp *qp, struct ibv_send_wr *wr,
+		 struct ibv_send_wr **bad_wr)
+{
+	return efa_post_send_wrs(qp, wr, bad_wr, true, true);
+}
+
 int efa_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr)
 {
 	struct efa_qp *qp = to_efa_qp(ibvqp);
 
 	if (qp->sq.connected)
-		return efa_post_send_wrs(qp, wr, bad_wr, true);
-	return efa_post_send_wrs(qp, wr, bad_wr, false);
+		return efa_post_send_rc(qp, wr, bad_wr);
+	return efa_post_send_wrs(qp, wr, bad_wr, false, false);
 }

@@ -45,10 +45,10 @@ static void efa_wr_start(struct ibv_qp_ex *ibvqpx)
 {
 	struct efa_sq *sq = &to_efa_qp_ex(ibvqpx)->sq;
 
-	pthread_spin_lock(&sq->wq.lock);
+	efa_spin_lock(&sq->wq.lock);
 	sq->session_err = 0;
 	sq->num_wqe_pending = 0;
-	sq->phase_rb = sq->wq.phase;
+	sq->wqe_ctrl_rb = sq->wqe_ctrl;
 }
 
 static struct efa_io_tx_wqe *efa_wr_new(struct ibv_qp_ex *ibvqpx,
@@ -81,7 +81,7 @@ static struct efa_io_tx_wqe *efa_wr_new(struct ibv_qp_ex *ibvqpx,
 	wqe->meta.ctrl1 = EFA_IO_TX_META_DESC_META_DESC | ctrl1;
 	wqe->meta.ctrl2 = efa_tx_ctrl2(sq, ibvqpx->wr_flags, sq->connected);
 	wqe->meta.req_id = efa_wq_get_idx(&sq->wq, ibvqpx->wr_id);
-	efa_sq_advance(&sq->wq);
+	efa_sq_advance(sq);
 	sq->curr_tx_wqe = wqe;
 	return wqe;
 }
@@ -243,7 +243,7 @@ static void efa_sq_roll_back(struct efa_sq *sq)
 {
 	sq->wq.pc -= sq->num_wqe_pending;
 	sq->wq.wrid_idx_pool_next -= sq->num_wqe_pending;
-	sq->wq.phase = sq->phase_rb;
+	sq->wqe_ctrl = sq->wqe_ctrl_rb;
 	sq->num_wqe_pending = 0;
 }
 
@@ -276,7 +276,7 @@ static int efa_wr_complete(struct ibv_qp_ex *ibvqpx)
 	if (batch)
 		efa_sq_ring(sq, wq->pc, busy);
 out:
-	pthread_spin_unlock(&wq->lock);
+	efa_spin_unlock(&wq->lock);
 	return err;
 }
 
@@ -285,7 +285,7 @@ static void efa_wr_abort(struct ibv_qp_ex *ibvqpx)
 	struct efa_sq *sq = &to_efa_qp_ex(ibvqpx)->sq;
 
 	efa_sq_roll_back(sq);
-	pthread_spin_unlock(&sq->wq.lock);
+	efa_spin_unlock(&sq->wq.lock);
 }
 
 /* RC names no destination: it has no wr_set_ud_addr. */

@@ -474,7 +474,7 @@ static int efa_post_umr(struct efa_qp *qp, const struct ibv_exp_send_wr *wr)
 			return err;
 	}
 
-	pthread_spin_lock(&wq->lock);
+	efa_spin_lock(&wq->lock);
 	if (!efa_sq_state_ok(&qp->sq, qp->verbs_qp.qp.state)) {
 		err = EINVAL;
 		goto out;
@@ -488,10 +488,10 @@ static int efa_post_umr(struct efa_qp *qp, const struct ibv_exp_send_wr *wr)
 	efa_umr_wqe_build(qp, wr, req_id, &wqe);
 	memcpy(efa_sq_slot(&qp->sq), &wqe, sizeof(wqe));
 	efa_wq_commit_idx(wq, req_id, wr->wr_id);
-	efa_sq_advance(wq);
+	efa_sq_advance(&qp->sq);
 	efa_sq_ring(&qp->sq, wq->pc, busy);
 out:
-	pthread_spin_unlock(&wq->lock);
+	efa_spin_unlock(&wq->lock);
 	return err;
 }
 

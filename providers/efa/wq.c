@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "efa.h"
+#include "efa_dp.h"
 
 /* Producer counters and request ids are 16 bits wide. */
 #define EFA_MAX_RING_ENTRIES (1U << 16)
@@ -79,7 +80,7 @@ int efa_wq_init(struct efa_wq *wq, uint32_t wqe_cnt, uint32_t desc_cnt,
 		uint16_t max_sge, uint32_t *db)
 {
 	memset(wq, 0, sizeof(*wq));
-	pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+	efa_spin_init(&wq->lock);
 	wq->wqe_cnt = wqe_cnt;
 	wq->desc_mask = desc_cnt - 1;
 	wq->max_sge = max_sge;
@@ -105,7 +106,6 @@ void efa_wq_fini(struct efa_wq *wq)
 	free(wq->wrid_idx_pool);
 	wq->wrid = NULL;
 	wq->wrid_idx_pool = NULL;
-	pthread_spin_destroy(&wq->lock);
 }
 
 /* The WR opcodes ibv_post_send() takes: RDMA only on RC, as offered. */
@@ -135,6 +135,10 @@ static void efa_sq_setup(const struct efa_context *ctx, struct efa_sq *sq,
 				   ctx->max_sge_rd :
 				   EFA_IO_TX_DESC_NUM_RDMA_BUFS;
 	sq->sig_all = sq_sig_all ? IBV_SEND_SIGNALED : 0;
+	sq->wqe_ctrl = EFA_TX_CTRL(EFA_IO_TX_META_DESC_META_DESC,
+				   EFA_IO_TX_META_DESC_FIRST |
+				   EFA_IO_TX_META_DESC_LAST |
+				   (rc ? 0 : EFA_IO_TX_META_DESC_COMP_REQ));
 	sq->wr_opcodes = efa_wr_opcodes(ctx, type);
 	sq->connected = rc;
 	sq->wq.in_order = rc;
@@ -186,13 +190,15 @@ void efa_qp_reset_indices(struct efa_qp *qp)
 	for (size_t i = 0; i < sizeof(wqs) / sizeof(wqs[0]); i++) {
 		struct efa_wq *wq = wqs[i];
 
-		pthread_spin_lock(&wq->lock);
+		efa_spin_lock(&wq->lock);
 		wq->pc = 0;
 		wq->ci = 0;
-		wq->phase = 0;
 		wq->wrid_idx_pool_next = 0;
 		for (uint32_t j = 0; j < wq->wqe_cnt; j++)
 			wq->wrid_idx_pool[j] = j;
-		pthread_spin_unlock(&wq->lock);
+		if (wq == &qp->sq.wq)
+			qp->sq.wqe_ctrl &= ~EFA_TX_CTRL(0,
+						EFA_IO_TX_META_DESC_PHASE);
+		efa_spin_unlock(&wq->lock);
 	}
 }

@@ -114,7 +114,7 @@ void efa_fake_cq_init(struct efa_fixture *fx, struct efa_fake_cq *fc,
 	cq->db = &fc->db;
 	/* As a CQ asked for the sender's GID is: 32-byte entries. */
 	cq->with_sgid = cqe_size == EFA_IO_CQE_EX_SIZE;
-	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	efa_spin_init(&cq->lock);
 	efa_cq_init_sub_cqs(cq, fc->ring, num_sub_cqs, entries, cqe_size);
 	efa_cq_fill_pfns(cq, wc_flags);
 	fc->cq = cq;
@@ -122,7 +122,6 @@ void efa_fake_cq_init(struct efa_fixture *fx, struct efa_fake_cq *fc,
 
 void efa_fake_cq_fini(struct efa_fake_cq *fc)
 {
-	pthread_spin_destroy(&fc->cq->lock);
 	free(fc->cq);
 	free(fc->ring);
 }

@@ -216,6 +216,48 @@ START_TEST(test_send_chain_bad_middle)
 }
 END_TEST
 
+/*
+ * A chain longer than the doorbell batch, with inline data on the way,
+ * lands whole in the ring; too much inline data further on stops it there.
+ */
+START_TEST(test_send_chain_batches_inline)
+{
+	struct ibv_send_wr wrs[20], *bad;
+	struct ibv_sge in = { .addr = (uintptr_t)buf, .length = 12 };
+	uint32_t n = sizeof(wrs) / sizeof(wrs[0]);
+
+	ck_assert_uint_lt(fq.qp->sq.max_batch_wr, n);
+	memset(buf, 0x5a, sizeof(buf));
+	for (uint32_t i = 0; i < n; i++) {
+		wrs[i] = send_wr(i);
+		wrs[i].next = i + 1 < n ? &wrs[i + 1] : NULL;
+	}
+	wrs[3].sg_list = &in;
+	wrs[3].send_flags |= IBV_SEND_INLINE;
+	ck_assert_int_eq(post(wrs, &bad), 0);
+	ck_assert_uint_eq(fq.sq_db, n);
+	for (uint32_t i = 0; i < n; i++) {
+		ck_assert_uint_eq(fq.qp->sq.wq.wrid[fq.llq[i].meta.req_id], i);
+		ck_assert_uint_eq(!!(fq.llq[i].meta.ctrl1 &
+				     EFA_IO_TX_META_DESC_INLINE_MSG), i == 3);
+	}
+	ck_assert_uint_eq(fq.llq[3].meta.length, 12);
+	ck_assert_mem_eq(fq.llq[3].data.inline_data, buf, 12);
+	for (uint32_t i = 0; i < n; i++)
+		complete_send(fq.llq[i].meta.req_id);
+
+	in.length = 33;
+	wrs[3].sg_list = &sge;
+	wrs[3].send_flags = IBV_SEND_SIGNALED;
+	wrs[18].sg_list = &in;
+	wrs[18].send_flags |= IBV_SEND_INLINE;
+	ck_assert_int_eq(post(wrs, &bad), EINVAL);
+	ck_assert_ptr_eq(bad, &wrs[18]);
+	ck_assert_uint_eq(fq.sq_db, n + 18);
+	ck_assert_uint_eq(fq.qp->sq.wq.wrid_idx_pool_next, 18);
+}
+END_TEST
+
 /* The doorbell batch is the device's max_tx_batch (in 64-byte units),
  * and below the ring size when the device imposes a minimum SQ size.
  */
@@ -339,7 +381,7 @@ START_TEST(test_wr_abort)
 	ibv_wr_abort(qpx);
 
 	ck_assert_uint_eq(wq->pc, fq.geom.sq_wqe_cnt - 1);
-	ck_assert_uint_eq(wq->phase, 0);
+	ck_assert_uint_eq(efa_sq_phase(&fq.qp->sq), 0);
 	ck_assert_uint_eq(wq->wrid_idx_pool_next, 0);
 	ck_assert_uint_eq(fq.sq_db, fq.geom.sq_wqe_cnt - 1);
 	/* the slot that wraps the ring still holds nothing */
@@ -506,6 +548,7 @@ static Suite *post_suite(void)
 	tcase_add_test(tc, test_send_bad_flags_opcode);
 	tcase_add_test(tc, test_send_state);
 	tcase_add_test(tc, test_send_chain_bad_middle);
+	tcase_add_test(tc, test_send_chain_batches_inline);
 	tcase_add_test(tc, test_batch_size);
 	tcase_add_test(tc, test_reset_indices);
 	tcase_add_test(tc, test_recv_state);
