@@ -146,6 +146,20 @@ static int daemon_connect(int cloexec)
 	return fd;
 }
 
+/*
+ * Whether a daemon still listens in the run directory: an event file's
+ * end tells a closed file (it still does) from a vanished device.
+ */
+bool daemon_listening(void)
+{
+	int fd = daemon_connect(1);
+
+	if (fd < 0)
+		return false;
+	real_close(fd);
+	return true;
+}
+
 int open_node(enum node_kind kind, unsigned int index, int flags)
 {
 	struct shim_file *f;

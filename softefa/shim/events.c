@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The event files the daemon hands over (a context's async events, a
- * completion channel), watched so that they end as a disassociated uverbs
- * event file does when the daemon is gone: its end of the socket pair
- * closed reads as end of file, which the kernel never says.  The async
- * file then gives IBV_EVENT_DEVICE_FATAL once, unless the daemon queued it
- * itself on its way out, and every read after that fails with EIO.
+ * completion channel), watched so that they end as uverbs event files do:
+ * the daemon's end of the socket pair closed reads as end of file, which
+ * the kernel never says; a read of a closed event file with no event left
+ * fails with EIO.  When the daemon is gone, not just the file closed, the
+ * async file first gives IBV_EVENT_DEVICE_FATAL once, as after a device's
+ * disassociation, unless the daemon queued it itself on its way out.
  *
  * A byte per fd, lock-free, as read() asks for every fd of the process;
  * an event fd beyond EVENT_FDS_MAX reads as the plain socket it is.
@@ -66,9 +67,9 @@ ssize_t event_fd_read(int fd, void *buf, size_t count)
 		atomic_fetch_or(&event_fds[fd], EVENT_FATAL_SEEN);
 	if (n)
 		return n;
-	/* the daemon is gone */
+	/* the file is closed; is the daemon gone too? */
 	if (kind == SEFA_FD_ASYNC_EVENTS && !(state & EVENT_FATAL_SEEN) &&
-	    count >= sizeof(fatal)) {
+	    count >= sizeof(fatal) && !daemon_listening()) {
 		atomic_fetch_or(&event_fds[fd], EVENT_FATAL_SEEN);
 		memcpy(buf, &fatal, sizeof(fatal));
 		return sizeof(fatal);

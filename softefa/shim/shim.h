@@ -120,6 +120,7 @@ bool event_fd_watched(int fd);
 ssize_t event_fd_read(int fd, void *buf, size_t count);
 
 int open_node(enum node_kind kind, unsigned int index, int flags);
+bool daemon_listening(void);
 int64_t shim_call(int fd, uint32_t op, uint64_t arg, uint64_t addr,
 		  uint64_t len, int *keep_fd);
 ssize_t node_read(int fd, enum node_kind kind, void *buf, size_t count);
