@@ -37,7 +37,7 @@ static int shim_send(int sock, uint32_t op, uint64_t arg, uint64_t addr,
  * number it got.  A vanished daemon is EIO, like a device that went away.
  * With @keep_fd (-1 on entry), the fd is the caller's to use and close.
  */
-static int64_t shim_wait(int sock, int *err, int *keep_fd)
+static int64_t shim_wait(int dev_fd, int sock, int *err, int *keep_fd)
 {
 	for (;;) {
 		char cbuf[CMSG_SPACE(sizeof(int))];
@@ -81,7 +81,7 @@ static int64_t shim_wait(int sock, int *err, int *keep_fd)
 		}
 		if (r.ret == SEFA_FD_ASYNC_EVENTS ||
 		    r.ret == SEFA_FD_COMP_EVENTS)
-			event_fd_watch(fd, r.ret);
+			event_fd_watch(fd, r.ret, dev_fd);
 		/*
 		 * mmap: the memory itself, for the shim to map, not to keep.
 		 * Should another come, the last is the one; none stays open.
@@ -109,7 +109,7 @@ int64_t shim_call(int fd, uint32_t op, uint64_t arg, uint64_t addr,
 	pthread_mutex_lock(&f->lock);
 	sock = f->conn >= 0 ? f->conn : fd;
 	ret = shim_send(sock, op, arg, addr, len) ? -1 :
-	      shim_wait(sock, &err, keep_fd);
+	      shim_wait(fd, sock, &err, keep_fd);
 	pthread_mutex_unlock(&f->lock);
 	file_release();
 	if (ret < 0)
@@ -146,20 +146,6 @@ static int daemon_connect(int cloexec)
 	return fd;
 }
 
-/*
- * Whether a daemon still listens in the run directory: an event file's
- * end tells a closed file (it still does) from a vanished device.
- */
-bool daemon_listening(void)
-{
-	int fd = daemon_connect(1);
-
-	if (fd < 0)
-		return false;
-	real_close(fd);
-	return true;
-}
-
 int open_node(enum node_kind kind, unsigned int index, int flags)
 {
 	struct shim_file *f;
@@ -174,7 +160,7 @@ int open_node(enum node_kind kind, unsigned int index, int flags)
 		goto err_free;
 	err = EIO;
 	ret = shim_send(sock, nodes[kind].open_op, index, (unsigned int)flags,
-			0) ? -1 : shim_wait(sock, &err, &ready);
+			0) ? -1 : shim_wait(-1, sock, &err, &ready);
 	if (ret < 0 || (kind == NODE_UMAD) != (ready >= 0)) {
 		errno = ret < 0 ? err : EIO;
 		goto err_close;

@@ -4,12 +4,15 @@
  * completion channel), watched so that they end as uverbs event files do:
  * the daemon's end of the socket pair closed reads as end of file, which
  * the kernel never says; a read of a closed event file with no event left
- * fails with EIO.  When the daemon is gone, not just the file closed, the
- * async file first gives IBV_EVENT_DEVICE_FATAL once, as after a device's
- * disassociation, unless the daemon queued it itself on its way out.
+ * fails with EIO.  When its device file is still open, the daemon is what
+ * went away, and the async file first gives IBV_EVENT_DEVICE_FATAL once, as
+ * after a device's disassociation, unless the daemon queued it itself on
+ * its way out.  (The daemon's pid or listening socket would not tell: a
+ * dying daemon closes its sockets one by one before it is gone.)
  *
- * A byte per fd, lock-free, as read() asks for every fd of the process;
- * an event fd beyond EVENT_FDS_MAX reads as the plain socket it is.
+ * A byte per fd and the fd of its device file, lock-free, as read() asks
+ * for every fd of the process; an event fd beyond EVENT_FDS_MAX reads as
+ * the plain socket it is.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,11 +28,14 @@
 #define EVENT_FATAL_SEEN	0x80
 
 static _Atomic uint8_t event_fds[EVENT_FDS_MAX];
+static _Atomic int event_dev[EVENT_FDS_MAX];
 
-void event_fd_watch(int fd, enum sefa_fd_kind kind)
+void event_fd_watch(int fd, enum sefa_fd_kind kind, int dev_fd)
 {
-	if (fd >= 0 && fd < EVENT_FDS_MAX)
+	if (fd >= 0 && fd < EVENT_FDS_MAX) {
+		atomic_store(&event_dev[fd], dev_fd);
 		atomic_store(&event_fds[fd], kind);
+	}
 }
 
 void event_fd_forget(int fd)
@@ -67,9 +73,9 @@ ssize_t event_fd_read(int fd, void *buf, size_t count)
 		atomic_fetch_or(&event_fds[fd], EVENT_FATAL_SEEN);
 	if (n)
 		return n;
-	/* the file is closed; is the daemon gone too? */
+	/* closed: by the daemon, unless the device file was closed */
 	if (kind == SEFA_FD_ASYNC_EVENTS && !(state & EVENT_FATAL_SEEN) &&
-	    count >= sizeof(fatal) && !daemon_listening()) {
+	    count >= sizeof(fatal) && file_get(atomic_load(&event_dev[fd]))) {
 		atomic_fetch_or(&event_fds[fd], EVENT_FATAL_SEEN);
 		memcpy(buf, &fatal, sizeof(fatal));
 		return sizeof(fatal);

@@ -114,13 +114,12 @@ int file_dup(int oldfd, int newfd);
 /* call.c */
 
 /* events.c */
-void event_fd_watch(int fd, enum sefa_fd_kind kind);
+void event_fd_watch(int fd, enum sefa_fd_kind kind, int dev_fd);
 void event_fd_forget(int fd);
 bool event_fd_watched(int fd);
 ssize_t event_fd_read(int fd, void *buf, size_t count);
 
 int open_node(enum node_kind kind, unsigned int index, int flags);
-bool daemon_listening(void);
 int64_t shim_call(int fd, uint32_t op, uint64_t arg, uint64_t addr,
 		  uint64_t len, int *keep_fd);
 ssize_t node_read(int fd, enum node_kind kind, void *buf, size_t count);
