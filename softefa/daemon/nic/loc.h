@@ -159,6 +159,7 @@ int nic_frame_parse(const uint8_t *buf, size_t len, struct sefa_pkt *pkt);
 /* net.c: the sockets to other hosts, and the faults they inject */
 int nic_net_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt);
 unsigned int nic_net_poll(struct nic_engine *eng);
+void nic_net_read_none(struct sefa_daemon *d);
 bool nic_net_wait(struct sefa_daemon *d, int kick_fd, long ns);
 bool nic_net_heard(struct sefa_daemon *d, const uint8_t gid[16]);
 

@@ -645,6 +645,18 @@ static void deliver(struct nic_engine *eng, struct sefa_device *dev,
 		nic_resp_recv(eng, dev, &pkt);
 }
 
+/*
+ * The sockets were read on this pass: the next leaves them, as the sleep
+ * that may follow it polls them and sees whatever came meanwhile.
+ */
+void nic_net_read_none(struct sefa_daemon *d)
+{
+	if (d->net) {
+		d->net->napped = true;
+		d->net->ready = 0;
+	}
+}
+
 /* What came from other hosts, into the devices' responders and completers. */
 unsigned int nic_net_poll(struct nic_engine *eng)
 {

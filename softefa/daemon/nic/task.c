@@ -87,7 +87,8 @@ static void engine_priority(void)
 /*
  * A pass, and when it finds nothing, the engine says it is going to sleep
  * and looks once more: a doorbell rung before the provider could see that
- * is found now, one rung after it comes with a wake.
+ * is found now, one rung after it comes with a wake.  A packet from
+ * another host needs no second look: the sleep polls the sockets.
  */
 static unsigned int engine_look(struct nic_engine *eng)
 {
@@ -97,6 +98,7 @@ static unsigned int engine_look(struct nic_engine *eng)
 	if (work)
 		return work;
 	nic_watch_doze(d);
+	nic_net_read_none(d);
 	work = nic_engine_pass(eng);
 	if (work)
 		nic_watch_rouse(d);
