@@ -177,9 +177,12 @@ static struct sefa_pending *keep(struct nic_send *s)
 /*
  * How long a packet out to another host waits for its answer.  RC's is
  * the QP's timeout, 4.096 us << timeout (0: for ever), at least 1 ms, the
- * engine's own reaction time when idle.  SRD's is the device's: four
- * smoothed round trips, at least 4 ms, doubling with each resend, up to a
- * second; a busy host answers late, and resending then only adds to it.
+ * engine's own reaction time when idle.  SRD's is the device's: the
+ * smoothed round trip and four times its variation (as TCP's, RFC 6298),
+ * at least 4 ms, doubling with each resend, up to a second.  A busy host
+ * answers late, and resending then only adds to it: round trips that grow
+ * as a burst of reads queues up at the responder must raise the timeout
+ * as fast, which a multiple of the smoothed round trip alone does not.
  */
 #define SRD_RTO_NS		(4 * 1000 * 1000ULL)
 #define SRD_RTO_MAX_NS		(1000 * 1000 * 1000ULL)
@@ -198,7 +201,9 @@ static uint64_t rto_ns(const struct sefa_qp *qp, unsigned int tries)
 		ns = 4096ULL << (qp->timeout < 31 ? qp->timeout : 31);
 		return ns > RC_RTO_MIN_NS ? ns : RC_RTO_MIN_NS;
 	}
-	ns = 4 * qp->srtt_ns > SRD_RTO_NS ? 4 * qp->srtt_ns : SRD_RTO_NS;
+	ns = qp->srtt_ns + 4 * qp->rttvar_ns;
+	if (ns < SRD_RTO_NS)
+		ns = SRD_RTO_NS;
 	ns <<= tries < 8 ? tries : 8;
 	return ns < SRD_RTO_MAX_NS ? ns : SRD_RTO_MAX_NS;
 }
@@ -207,12 +212,18 @@ static uint64_t rto_ns(const struct sefa_qp *qp, unsigned int tries)
 static void rtt_sample(struct sefa_qp *qp, const struct sefa_pending *p,
 		       uint64_t now)
 {
-	uint64_t rtt = now - p->sent_ns;
+	uint64_t rtt = now - p->sent_ns, err;
 
 	if (p->tries)
 		return;
-	qp->srtt_ns = qp->srtt_ns ? qp->srtt_ns - qp->srtt_ns / 8 + rtt / 8 :
-				    rtt;
+	if (!qp->srtt_ns) {
+		qp->srtt_ns = rtt;
+		qp->rttvar_ns = rtt / 2;
+		return;
+	}
+	err = rtt > qp->srtt_ns ? rtt - qp->srtt_ns : qp->srtt_ns - rtt;
+	qp->rttvar_ns = qp->rttvar_ns - qp->rttvar_ns / 4 + err / 4;
+	qp->srtt_ns = qp->srtt_ns - qp->srtt_ns / 8 + rtt / 8;
 }
 
 void nic_comp_await(struct nic_engine *eng, struct nic_send *s,

@@ -179,6 +179,7 @@ struct sefa_qp {
 	struct sefa_pending *pending;	/* SRD sends out or RNR-waiting */
 	unsigned int npending;
 	uint64_t srtt_ns;		/* smoothed round trip to other hosts */
+	uint64_t rttvar_ns;		/* and how much it varies */
 	struct sefa_pending *rc_head;	/* RC: the head, out to another host */
 	struct sefa_peer_win *seen;	/* UD, SRD: what peers had delivered */
 	struct sefa_rc_rx *rc_rx;	/* RC: a message of several packets */
