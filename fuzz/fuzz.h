@@ -91,6 +91,15 @@ void fuzz_mad_init(struct sefa_daemon *d);
 void fuzz_mad_fini(struct sefa_daemon *d);
 /* A client with umad0 open, non-blocking. */
 void fuzz_umad_open(struct fuzz_client *fc, struct sefa_daemon *d);
+/*
+ * One input, against a fresh MAD layer of a two-device daemon, through a
+ * client with umad0 open: @begin (if any) once, then @each per record of
+ * the input; all of it gone after.  Each takes the daemon lock it needs.
+ */
+void fuzz_umad_session(const uint8_t *data, size_t size,
+		       void (*begin)(struct fuzz_client *fc),
+		       void (*each)(struct fuzz_client *fc,
+				    const struct fuzz_rec *r));
 
 /* libFuzzer's entry point, which the replay driver calls too. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

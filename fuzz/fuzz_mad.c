@@ -42,16 +42,19 @@ static void register_agents(struct fuzz_client *fc)
 	};
 	unsigned int i;
 
+	pthread_mutex_lock(&fc->c.d->lock);
 	for (i = 0; i < sizeof(agents) / sizeof(agents[0]); i++) {
 		memcpy(fuzz_user_mem + FUZZ_USER_SIZE / 2, &agents[i],
 		       sizeof(agents[i]));
 		if (sefa_umad_call(&fc->c, &req))
 			abort();
 	}
+	pthread_mutex_unlock(&fc->c.d->lock);
 }
 
-static void inject(struct sefa_daemon *d, const struct fuzz_rec *r)
+static void inject(struct fuzz_client *fc, const struct fuzz_rec *r)
 {
+	struct sefa_daemon *d = fc->c.d;
 	struct mad_pkt *pkt = calloc(1, sizeof(*pkt));
 	size_t n = r->len > 2 ? r->len - 2 : 0;
 
@@ -75,27 +78,14 @@ static void inject(struct sefa_daemon *d, const struct fuzz_rec *r)
 	memcpy(pkt->sgid, d->dev[1].gid, 16);
 	memcpy(pkt->dgid, d->dev[0].gid, 16);
 	memcpy(pkt->mad, r->data + 2, n < MAD_SIZE ? n : MAD_SIZE);
+	pthread_mutex_lock(&d->lock);
 	mad_xmit(d, pkt);
 	mad_run(d);
+	pthread_mutex_unlock(&d->lock);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct sefa_daemon *d = fuzz_daemon(2);
-	struct fuzz_client fc;
-	struct fuzz_stream s;
-	struct fuzz_rec r;
-
-	fuzz_mad_init(d);
-	fuzz_user_load(data, size);
-	fuzz_umad_open(&fc, d);
-	pthread_mutex_lock(&d->lock);
-	register_agents(&fc);
-	fuzz_stream_init(&s, data, size, 0);
-	while (fuzz_stream_next(&s, &r))
-		inject(d, &r);
-	pthread_mutex_unlock(&d->lock);
-	fuzz_client_close(&fc);
-	fuzz_mad_fini(d);
+	fuzz_umad_session(data, size, register_agents, inject);
 	return 0;
 }

@@ -53,18 +53,6 @@ static void call(struct fuzz_client *fc, const struct fuzz_rec *r)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct sefa_daemon *d = fuzz_daemon(2);
-	struct fuzz_client fc;
-	struct fuzz_stream s;
-	struct fuzz_rec r;
-
-	fuzz_mad_init(d);
-	fuzz_user_load(data, size);
-	fuzz_umad_open(&fc, d);
-	fuzz_stream_init(&s, data, size, 0);
-	while (fuzz_stream_next(&s, &r))
-		call(&fc, &r);
-	fuzz_client_close(&fc);
-	fuzz_mad_fini(d);
+	fuzz_umad_session(data, size, NULL, call);
 	return 0;
 }

@@ -64,3 +64,25 @@ void fuzz_umad_open(struct fuzz_client *fc, struct sefa_daemon *d)
 	if (ret)
 		abort();
 }
+
+void fuzz_umad_session(const uint8_t *data, size_t size,
+		       void (*begin)(struct fuzz_client *fc),
+		       void (*each)(struct fuzz_client *fc,
+				    const struct fuzz_rec *r))
+{
+	struct sefa_daemon *d = fuzz_daemon(2);
+	struct fuzz_client fc;
+	struct fuzz_stream s;
+	struct fuzz_rec r;
+
+	fuzz_mad_init(d);
+	fuzz_user_load(data, size);
+	fuzz_umad_open(&fc, d);
+	if (begin)
+		begin(&fc);
+	fuzz_stream_init(&s, data, size, 0);
+	while (fuzz_stream_next(&s, &r))
+		each(&fc, &r);
+	fuzz_client_close(&fc);
+	fuzz_mad_fini(d);
+}
