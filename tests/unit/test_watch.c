@@ -10,6 +10,7 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -68,50 +69,40 @@ START_TEST(page_read_only)
 }
 END_TEST
 
-/* A provider after its doorbell: the word is odd, so wake. */
-static void *provider_kick(void *arg)
-{
-	(void)arg;
-	while (!(atomic_load(client_word) & 1))
-		usleep(100);
-	usleep(1000);		/* the engine is in its wait by now, or soon */
-	syscall(SYS_futex, client_word, FUTEX_WAKE, 1, NULL, NULL, 0);
-	return NULL;
-}
+/* Who ends the engine's sleep in sleep_until_woken(). */
+enum waker {
+	PROVIDER,		/* after a doorbell, the word odd */
+	PROVIDER_STREAM,	/* the same, for a queue already busy */
+	DAEMON,			/* a command of the daemon's own */
+};
 
-/* The same, for a queue that had work outstanding: on the stream word. */
-static void *provider_stream_kick(void *arg)
+static void *wake_engine(void *arg)
 {
-	(void)arg;
-	while (!(atomic_load(client_word) & 1))
-		usleep(100);
-	usleep(1000);
-	syscall(SYS_futex, client_word + SEFA_WAKE_STREAM, FUTEX_WAKE, 1, NULL,
-		NULL, 0);
-	return NULL;
-}
+	enum waker who = (enum waker)(intptr_t)arg;
 
-static void *daemon_kick(void *arg)
-{
-	(void)arg;
 	while (!(atomic_load(client_word) & 1))
 		usleep(100);
-	usleep(1000);
-	sefa_engine_kick(&fx_d);
+	usleep(1000);		/* the engine is in its wait by now */
+	if (who == DAEMON)
+		sefa_engine_kick(&fx_d);
+	else
+		syscall(SYS_futex, client_word + (who == PROVIDER_STREAM ?
+						  SEFA_WAKE_STREAM :
+						  SEFA_WAKE_SLEEPING),
+			FUTEX_WAKE, 1, NULL, NULL, 0);
 	return NULL;
 }
 
 /*
- * Woken before a time that would fail the test's own timeout: a wake that
- * came before the wait finds the word moved on, and one that came during
- * it ends it.  Either way the engine is awake after it.
+ * Woken, through a client's mapping or by the daemon, long before a time
+ * that would fail the test's own timeout, and awake after it.
  */
-static void sleep_until_woken(void *(*waker)(void *),
-			      enum nic_watch_wake expect)
+static void sleep_until_woken(enum waker who, enum nic_watch_wake expect)
 {
 	pthread_t t;
 
-	ck_assert_int_eq(pthread_create(&t, NULL, waker, NULL), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, wake_engine,
+					(void *)(intptr_t)who), 0);
 	nic_watch_doze(&fx_d);
 	ck_assert_int_eq(nic_watch_sleep(&fx_d, LONG_NS), expect);
 	ck_assert_uint_eq(*client_word & 1, 0);
@@ -120,19 +111,19 @@ static void sleep_until_woken(void *(*waker)(void *),
 
 START_TEST(provider_wakes)
 {
-	sleep_until_woken(provider_kick, WATCH_WAKE);
+	sleep_until_woken(PROVIDER, WATCH_WAKE);
 }
 END_TEST
 
 START_TEST(provider_stream_wakes)
 {
-	sleep_until_woken(provider_stream_kick, WATCH_STREAM);
+	sleep_until_woken(PROVIDER_STREAM, WATCH_STREAM);
 }
 END_TEST
 
 START_TEST(daemon_wakes)
 {
-	sleep_until_woken(daemon_kick, WATCH_WAKE);
+	sleep_until_woken(DAEMON, WATCH_WAKE);
 }
 END_TEST
 
