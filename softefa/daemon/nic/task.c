@@ -87,8 +87,11 @@ static void engine_priority(void)
 /*
  * A pass, and when it finds nothing, the engine says it is going to sleep
  * and looks once more: a doorbell rung before the provider could see that
- * is found now, one rung after it comes with a wake.  A packet from
- * another host needs no second look: the sleep polls the sockets.
+ * is found now, one rung after it comes with a wake.  A wake that lands
+ * between this look and the wait itself finds nobody waiting, since the
+ * provider cannot change the word it wakes on: that doorbell waits for
+ * the next timed look.  A packet from another host needs no second look:
+ * the sleep polls the sockets.
  */
 static unsigned int engine_look(struct nic_engine *eng)
 {
