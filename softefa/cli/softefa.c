@@ -15,7 +15,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -79,9 +78,17 @@ static void run_path(const char *name, char *buf, size_t len)
 /* After a failed control(): errno says why the daemon did not answer. */
 static void no_daemon(void)
 {
-	if (errno == ENOENT || errno == ECONNREFUSED)
+	if (errno == ENXIO)
 		fprintf(stderr,
 			"softefa: no softefad is running in %s (start one with 'softefa start')\n",
+			run_dir);
+	else if (errno == EACCES)
+		fprintf(stderr,
+			"softefa: the softefad in %s is neither root's nor yours: not trusted\n",
+			run_dir);
+	else if (errno == EPERM)
+		fprintf(stderr,
+			"softefa: only root or the user who started it may do that to the softefad in %s\n",
 			run_dir);
 	else
 		fprintf(stderr, "softefa: the softefad in %s does not answer: %s\n",
@@ -94,7 +101,6 @@ static void no_daemon(void)
  */
 static char *control(uint32_t what)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct sefa_req req = { .op = SEFA_OP_CTL,
 				.version = SEFA_PROTO_VERSION, .arg = what };
 	struct timeval tv = { .tv_sec = 5 };
@@ -103,14 +109,14 @@ static char *control(uint32_t what)
 	ssize_t n;
 	int fd, err;
 
-	run_path(SEFA_SOCKET_NAME, sa.sun_path, sizeof(sa.sun_path));
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
+	fd = sefa_host_connect(run_dir, SOCK_CLOEXEC);
+	if (fd < 0) {
+		errno = -fd;
 		return NULL;
+	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    send(fd, &req, sizeof(req), MSG_NOSIGNAL) != sizeof(req))
+	if (send(fd, &req, sizeof(req), MSG_NOSIGNAL) != sizeof(req))
 		goto err_close;
 
 	buf = calloc(1, SEFA_MAX_MSG + 1);
@@ -479,16 +485,19 @@ int main(int argc, char **argv)
 {
 	int i = 1;
 
-	if (sefa_run_dir(run_dir, sizeof(run_dir))) {
-		fprintf(stderr,
-			"softefa: run directory longer than %d characters\n",
-			SEFA_RUN_DIR_MAX);
-		return 2;
-	}
 	if (take_run_dir(&argc, argv))
 		return 2;
 	if (i >= argc) {
 		usage(stderr);
+		return 2;
+	}
+	/* A user starts a host of its own, and finds one to use. */
+	if (!run_dir[0] &&
+	    (strcmp(argv[i], "start") ? sefa_run_dir(run_dir, sizeof(run_dir)) :
+		sefa_run_dir_own(run_dir, sizeof(run_dir)))) {
+		fprintf(stderr,
+			"softefa: run directory longer than %d characters\n",
+			SEFA_RUN_DIR_MAX);
 		return 2;
 	}
 	if (!strcmp(argv[i], "start"))

@@ -89,9 +89,22 @@ static void serve_device(struct sefa_client *c)
 	}
 }
 
+/*
+ * Root, or the user the daemon runs as: who may do what the kernel keeps
+ * for root, as the device's owner.
+ */
+static bool client_is_admin(const struct sefa_client *c)
+{
+	return c->uid == 0 || c->uid == geteuid();
+}
+
 static int open_umad(struct sefa_client *c, const struct sefa_req *req)
 {
 	int ret;
+
+	/* umadN and issmN are root's 0600 nodes, unlike uverbsN. */
+	if (!client_is_admin(c))
+		return -EACCES;
 
 	/*
 	 * The port's SM holder and capability bits; let go while the
@@ -290,6 +303,14 @@ static void serve_control(struct sefa_client *c, const struct sefa_req *req)
 		stats_text(d, text, room);
 		break;
 	case SEFA_CTL_STOP:
+		/* Unloading the driver: for root, or the daemon's own user. */
+		if (!client_is_admin(c)) {
+			r->err = EPERM;
+			r->ret = -1;
+			snprintf(text, room, "only root or uid %u may stop it\n",
+				 (unsigned int)geteuid());
+			break;
+		}
 		/* Answer first: the daemon may be gone right after. */
 		snprintf(text, room, "stopping\n");
 		send(c->sock, msg, sizeof(*r) + strlen(text), MSG_NOSIGNAL);

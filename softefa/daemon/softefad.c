@@ -132,20 +132,46 @@ static int sock_path(const struct sefa_daemon *d, const char *name,
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-/* Is another daemon serving this run directory? */
-static bool socket_alive(const char *path)
+/* Is another daemon serving this run directory, whoever runs it? */
+static bool socket_alive(const char *dir)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	bool alive;
-	int fd;
+	int fd = sefa_host_connect(dir, SOCK_CLOEXEC);
 
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return false;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	alive = !connect(fd, (struct sockaddr *)&sa, sizeof(sa));
-	close(fd);
-	return alive;
+	if (fd >= 0)
+		close(fd);
+	return fd != -ENXIO;
+}
+
+/*
+ * The run directory, made if missing.  What lies in it is the device to
+ * every user, so it must be ours and nobody else's to change, as /dev is
+ * root's: a directory another user made or may write is refused.
+ */
+static int run_dir_make(const char *dir)
+{
+	struct stat st;
+	int err;
+
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		goto err;
+	if (lstat(dir, &st))
+		goto err;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		goto err;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		fprintf(stderr,
+			"softefad: %s belongs to another user or others may write it; not serving there\n",
+			dir);
+		return -EPERM;
+	}
+	return 0;
+
+err:
+	err = errno;
+	fprintf(stderr, "softefad: %s: %s\n", dir, strerror(err));
+	return -err;
 }
 
 static int listen_on(struct sefa_daemon *d, int *out)
@@ -160,7 +186,7 @@ static int listen_on(struct sefa_daemon *d, int *out)
 			d->run_dir);
 		return -ENAMETOOLONG;
 	}
-	if (socket_alive(path)) {
+	if (socket_alive(d->run_dir)) {
 		fprintf(stderr, "softefad: a daemon already serves %s\n",
 			d->run_dir);
 		return -EADDRINUSE;
@@ -203,15 +229,16 @@ static int write_pidfile(const struct sefa_daemon *d)
 
 static void serve(struct sefa_daemon *d, int lfd)
 {
-	struct pollfd pfd[2] = {
+	struct pollfd pfd[3] = {
 		{ .fd = lfd, .events = POLLIN },
 		{ .fd = d->stop_pipe[0], .events = POLLIN },
+		{ .fd = d->mm_watch, .events = POLLIN },
 	};
 
 	for (;;) {
 		int fd;
 
-		if (poll(pfd, 2, -1) < 0) {
+		if (poll(pfd, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			perror("softefad: poll");
@@ -219,6 +246,11 @@ static void serve(struct sefa_daemon *d, int lfd)
 		}
 		if (pfd[1].revents)
 			return;
+		if (pfd[2].revents & POLLIN) {
+			pthread_mutex_lock(&d->lock);
+			sefa_mm_reap(d);
+			pthread_mutex_unlock(&d->lock);
+		}
 		if (!(pfd[0].revents & POLLIN))
 			continue;
 		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -294,7 +326,7 @@ int main(int argc, char **argv)
 
 	d->profile = sefa_profile_find("efa");
 	d->abi = SEFA_ABI_IOCTL;
-	if (sefa_run_dir(d->run_dir, sizeof(d->run_dir))) {
+	if (sefa_run_dir_own(d->run_dir, sizeof(d->run_dir))) {
 		fprintf(stderr,
 			"softefad: run directory longer than %d characters\n",
 			SEFA_RUN_DIR_MAX);
@@ -418,12 +450,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	if (mkdir(d->run_dir, 0755) && errno != EEXIST) {
-		fprintf(stderr, "softefad: %s: %s\n", d->run_dir, strerror(errno));
+	if (run_dir_make(d->run_dir))
 		return 1;
-	}
 	if (pipe2(d->stop_pipe, O_CLOEXEC)) {
 		perror("softefad: pipe");
+		return 1;
+	}
+	ret = sefa_mm_watch_init(d);
+	if (ret) {
+		fprintf(stderr, "softefad: process watch: %s\n", strerror(-ret));
 		return 1;
 	}
 	signal(SIGPIPE, SIG_IGN);

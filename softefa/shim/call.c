@@ -12,7 +12,6 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 
 #include "shim.h"
 
@@ -119,25 +118,15 @@ int64_t shim_call(int fd, uint32_t op, uint64_t arg, uint64_t addr,
 
 static int daemon_connect(int cloexec)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 	int fd;
 
-	if (!run_dir[0] ||
-	    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s", run_dir,
-		     SEFA_SOCKET_NAME) >= (int)sizeof(sa.sun_path)) {
-		errno = ENXIO;
-		return -1;
-	}
-	fd = real_socket(AF_UNIX, SOCK_SEQPACKET | (cloexec ? SOCK_CLOEXEC : 0),
-			 0);
-	if (fd < 0)
-		return -1;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		real_close(fd);
-		/* A node without its driver behind it. */
-		errno = ENXIO;
+	fd = run_dir[0] ? sefa_host_connect(run_dir, cloexec ? SOCK_CLOEXEC : 0)
+			: -ENXIO;
+	if (fd < 0) {
+		/* ENXIO: a node without its driver behind it. */
+		errno = -fd;
 		return -1;
 	}
 	/* Let the daemon, our "kernel", reach our memory under Yama too. */

@@ -93,7 +93,11 @@ int fake_cdev_stat(enum node_kind kind, unsigned int index, struct stat *st)
 	}
 	if (real_fstatat(AT_FDCWD, path, st, 0))
 		return -1;
-	st->st_mode = S_IFCHR | 0666;
+	/*
+	 * As the kernel makes them: uverbsN for everyone, umadN and issmN
+	 * for their owner (the daemon's user stands in for root).
+	 */
+	st->st_mode = S_IFCHR | (kind == NODE_UVERBS ? 0666 : 0600);
 	st->st_rdev = makedev(nodes[kind].major,
 			      nodes[kind].minor_base + index);
 	st->st_size = 0;

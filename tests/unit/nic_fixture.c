@@ -18,6 +18,7 @@
 #define FX_NOW		(1000ULL * 1000 * 1000)
 
 struct sefa_daemon fx_d;
+struct sefa_mm fx_self_mm;
 struct nic_engine *fx_eng;
 struct sefa_pkt fx_pkt[FX_MAX_PKTS];
 uint8_t fx_pkt_data[FX_MAX_PKTS][EFA_IO_TX_DESC_INLINE_MAX_SIZE];
@@ -44,6 +45,7 @@ void fx_setup(void)
 	memset(&fx_d, 0, sizeof(fx_d));
 	memset(fx_c, 0, sizeof(fx_c));
 	memset(&fx_objs, 0, sizeof(fx_objs));
+	fx_self_mm = (struct sefa_mm){ .pid = getpid(), .pidfd = -1 };
 	fx_npkts = 0;
 	fx_answer = FX_NONE;
 	fx_answer_rnr_timer = 0;

@@ -22,6 +22,8 @@
 
 extern struct sefa_daemon fx_d;
 extern struct nic_engine *fx_eng;
+/* This process's memory, for segments a test makes by hand. */
+extern struct sefa_mm fx_self_mm;
 
 /* What went on the wire, in order; an inline payload copied. */
 extern struct sefa_pkt fx_pkt[FX_MAX_PKTS];

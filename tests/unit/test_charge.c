@@ -2,20 +2,26 @@
 /*
  * What a client may make the daemon hold, on the NIC fixture's host, where
  * the client is this very process: the pages its regions pin against its
- * own RLIMIT_MEMLOCK (CAP_IPC_LOCK dropped first, as root keeps it), and
- * the caps on objects and queue memory per file.
+ * own RLIMIT_MEMLOCK (CAP_IPC_LOCK dropped first, as root keeps it), a
+ * region whose process exited, and the caps on objects and queue memory
+ * per file.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/capability.h>
 
 #include "check_main.h"
 #include "nic_fixture.h"
+#include "nic/loc.h"
 #include "verbs/verbs.h"
 
 static size_t page;
@@ -142,6 +148,56 @@ START_TEST(queue_cap)
 }
 END_TEST
 
+/*
+ * A region whose process exited moves nothing any more, whichever process
+ * gets its pid next; the next process of that pid has an mm of its own.
+ */
+START_TEST(process_gone)
+{
+	struct sefa_pd *pd = fx_pd(0);
+	struct sefa_client *c = pd->uobj.c;
+	struct dma_seg seg[MAX_SEGS];
+	struct seg_list segs = { .seg = seg };
+	struct sefa_mr *mr, *mine;
+	uint8_t got[8];
+	pid_t child;
+
+	/* The child has this process's memory: it registers its copy. */
+	memset(buf, 0x3c, page);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (!child) {
+		pause();
+		_exit(0);
+	}
+	c->pid = child;
+	ck_assert_int_eq(reg(pd, 0, page, &mr), 0);
+	ck_assert_int_eq(nic_key_resolve(pd->dev, pd, mr->lkey,
+					 (uintptr_t)buf, 8, 0, &segs), 0);
+	ck_assert_int_eq(nic_dma_buf(&segs, 0, got, 8, false), 0);
+	ck_assert_uint_eq(got[7], 0x3c);
+
+	kill(child, SIGKILL);
+	ck_assert_int_eq(waitpid(child, NULL, 0), child);
+	/* What the main loop does when the watch fires. */
+	ck_assert_int_eq(poll(&(struct pollfd){ .fd = fx_d.mm_watch,
+						.events = POLLIN }, 1, 5000), 1);
+	sefa_mm_reap(&fx_d);
+	ck_assert(mr->mm->gone);
+	/* Its pid reused by a live process, this one, with the same memory. */
+	mr->mm->pid = getpid();
+	ck_assert_int_eq(nic_dma_buf(&segs, 0, got, 8, false), -EFAULT);
+
+	c->pid = getpid();
+	ck_assert_int_eq(reg(pd, 0, page, &mine), 0);
+	ck_assert_ptr_ne(mine->mm, mr->mm);
+	ck_assert(!mine->mm->gone);
+	ck_assert_int_eq(sefa_mr_dereg(mr), 0);
+	ck_assert_int_eq(sefa_mr_dereg(mine), 0);
+	ck_assert_ptr_null(fx_d.mms);
+}
+END_TEST
+
 static Suite *charge_suite(void)
 {
 	Suite *s = suite_create("charge");
@@ -152,6 +208,7 @@ static Suite *charge_suite(void)
 	tcase_add_test(tc, limit);
 	tcase_add_test(tc, object_cap);
 	tcase_add_test(tc, queue_cap);
+	tcase_add_test(tc, process_gone);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -90,7 +90,7 @@ START_TEST(srd_send_packet)
 	ck_assert_ptr_null(p->data);
 	/* the short local path: the requester's own memory */
 	ck_assert_uint_eq(p->segs.n, 1);
-	ck_assert_int_eq(p->segs.seg[0].pid, getpid());
+	ck_assert_int_eq(p->segs.seg[0].mm->pid, getpid());
 	ck_assert_uint_eq(p->segs.seg[0].addr, (uintptr_t)buf);
 	ck_assert_uint_eq(p->segs.seg[0].len, LEN);
 	ck_assert_uint_eq(fx_pkt[1].op, SEFA_PKT_ACK);

@@ -42,7 +42,7 @@ static struct sefa_pkt req(const struct sefa_qp *from,
 	struct sefa_pkt pkt = fx_req(from, to, op, len);
 
 	fx_eng->local_segs[0] = (struct dma_seg){
-		.pid = getpid(), .addr = (uintptr_t)src, .len = sizeof(src),
+		.mm = &fx_self_mm, .addr = (uintptr_t)src, .len = sizeof(src),
 	};
 	pkt.segs = (struct seg_list){ .seg = fx_eng->local_segs, .n = 1 };
 	return pkt;

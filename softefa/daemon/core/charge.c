@@ -9,9 +9,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <linux/capability.h>
@@ -19,31 +23,84 @@
 #include "core/core.h"
 
 /*
- * A process with pinned memory: the kernel's mm, found by pid.  Its
- * regions hold it, so a pid is reused only once the process's regions are
- * gone, unless a forked child keeps them on an inherited file: then the
- * new process of that pid shares the count, where the kernel would keep
- * the dead process's mm apart.
+ * Whether the process behind @mm still holds its pid.  A zombie does too,
+ * and nobody else can have the pid until it is reaped.
  */
-struct sefa_mm {
-	pid_t pid;
-	uint64_t pinned;		/* pages */
-	unsigned int refs;		/* regions charged to it */
-	struct sefa_mm *next;
-};
+static bool mm_alive(const struct sefa_mm *mm)
+{
+	return !syscall(SYS_pidfd_send_signal, mm->pidfd, 0, NULL, 0);
+}
 
+/*
+ * The process-exit watch: a set the daemon's main loop polls, with the
+ * pidfd of every process that has pinned memory.  Made here for a daemon
+ * that made none (the tests' hosts), which then never reaps.
+ */
+static int mm_watch(struct sefa_daemon *d)
+{
+	if (!d->mm_watch_on) {
+		d->mm_watch = epoll_create1(EPOLL_CLOEXEC);
+		if (d->mm_watch < 0)
+			return -errno;
+		d->mm_watch_on = true;
+	}
+	return d->mm_watch;
+}
+
+int sefa_mm_watch_init(struct sefa_daemon *d)
+{
+	int fd = mm_watch(d);
+
+	return fd < 0 ? fd : 0;
+}
+
+static struct sefa_mm *mm_new(struct sefa_daemon *d, pid_t pid)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct sefa_mm *mm;
+	int watch = mm_watch(d);
+
+	if (watch < 0)
+		return NULL;
+	mm = calloc(1, sizeof(*mm));
+	if (!mm)
+		return NULL;
+	mm->pid = pid;
+	mm->pidfd = syscall(SYS_pidfd_open, pid, 0);
+	if (mm->pidfd < 0)
+		goto err_free;
+	ev.data.ptr = mm;
+	if (epoll_ctl(watch, EPOLL_CTL_ADD, mm->pidfd, &ev))
+		goto err_close;
+	return mm;
+
+err_close:
+	close(mm->pidfd);
+err_free:
+	free(mm);
+	return NULL;
+}
+
+/*
+ * The mm of the calling process @pid: the one it has, or a new one.  One
+ * of that pid whose process has gone is another process's: it stays with
+ * the regions that hold it, marked gone, and this process gets its own.
+ */
 static struct sefa_mm *mm_get(struct sefa_daemon *d, pid_t pid)
 {
 	struct sefa_mm *mm;
 
-	for (mm = d->mms; mm; mm = mm->next)
-		if (mm->pid == pid)
+	for (mm = d->mms; mm; mm = mm->next) {
+		if (mm->pid != pid || mm->gone)
+			continue;
+		if (mm_alive(mm))
 			break;
+		mm->gone = true;
+	}
 	if (!mm) {
-		mm = calloc(1, sizeof(*mm));
+		mm = mm_new(d, pid);
 		if (!mm)
 			return NULL;
-		mm->pid = pid;
 		mm->next = d->mms;
 		d->mms = mm;
 	}
@@ -60,7 +117,31 @@ static void mm_put(struct sefa_daemon *d, struct sefa_mm *mm)
 	for (pp = &d->mms; *pp != mm; pp = &(*pp)->next)
 		;
 	*pp = mm->next;
+	/* Out of the set before it is freed: reaping reads the pointer. */
+	epoll_ctl(d->mm_watch, EPOLL_CTL_DEL, mm->pidfd, NULL);
+	close(mm->pidfd);
 	free(mm);
+}
+
+/*
+ * What the main loop does when the watch says a process exited: its
+ * memory is no more, and no DMA may reach whatever process gets its pid
+ * next.  Under the daemon lock, so every pointer in the set is live.
+ */
+void sefa_mm_reap(struct sefa_daemon *d)
+{
+	struct epoll_event ev[16];
+	int i, n;
+
+	do {
+		n = epoll_wait(d->mm_watch, ev, 16, 0);
+		for (i = 0; i < n; i++) {
+			struct sefa_mm *mm = ev[i].data.ptr;
+
+			mm->gone = true;
+			epoll_ctl(d->mm_watch, EPOLL_CTL_DEL, mm->pidfd, NULL);
+		}
+	} while (n == 16);
 }
 
 /*
@@ -89,6 +170,39 @@ static bool can_ipc_lock(pid_t pid)
 }
 
 /*
+ * @pid's RLIMIT_MEMLOCK soft limit in bytes, UINT64_MAX for none.  From
+ * /proc, which shows every process's limits to anyone: prlimit() would
+ * need CAP_SYS_RESOURCE for another user's process, which a root daemon
+ * in a container may lack.
+ */
+static int memlock_limit(pid_t pid, uint64_t *bytes)
+{
+	char path[64], line[256], soft[32];
+	unsigned long long v;
+	int ret = -ESRCH;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/limits", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Max locked memory %31s", soft) != 1)
+			continue;
+		if (!strcmp(soft, "unlimited"))
+			*bytes = UINT64_MAX;
+		else if (sscanf(soft, "%llu", &v) == 1)
+			*bytes = v;
+		else
+			break;
+		ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+/*
  * Pin [addr, addr + len) for @c's current process: every page the range
  * touches counts, as ib_umem_num_pages() counts them, and a second region
  * over the same pages counts them again.  Beyond the process's
@@ -102,18 +216,19 @@ int sefa_pin(struct sefa_client *c, uint64_t addr, uint64_t len,
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t first = addr & ~(page - 1);
 	uint64_t end = (addr + len + page - 1) & ~(page - 1);
-	struct rlimit lim;
+	uint64_t limit;
+	int ret;
 
-	/* The daemon runs as root, or as the user whose process this is. */
-	if (prlimit(c->pid, RLIMIT_MEMLOCK, NULL, &lim))
-		return -errno;
+	ret = memlock_limit(c->pid, &limit);
+	if (ret)
+		return ret;
 	*npages = (end - first) / page;
 	*mm = mm_get(c->d, c->pid);
 	if (!*mm)
 		return -ENOMEM;
 	(*mm)->pinned += *npages;
-	if (lim.rlim_cur != RLIM_INFINITY &&
-	    (*mm)->pinned > lim.rlim_cur / page && !can_ipc_lock(c->pid)) {
+	if (limit != UINT64_MAX && (*mm)->pinned > limit / page &&
+	    !can_ipc_lock(c->pid)) {
 		(*mm)->pinned -= *npages;
 		mm_put(c->d, *mm);
 		return -ENOMEM;

@@ -111,9 +111,30 @@ int sefa_udata_in(struct sefa_cmd *cmd, void *req, size_t size);
 int sefa_udata_out(struct sefa_cmd *cmd, const void *resp, size_t size);
 
 /*
+ * A process with pinned memory: the kernel's mm.  Its regions hold it, and
+ * the device reaches its memory through it.  The pidfd says which process
+ * it is, whatever process later gets the pid; once that one exits the mm
+ * is gone, and the regions it holds move nothing (as the kernel's pinned
+ * pages of a dead process reach no other one).  A forked child that keeps
+ * the regions on an inherited file keeps them gone.
+ */
+struct sefa_mm {
+	pid_t pid;
+	int pidfd;
+	bool gone;			/* under the daemon lock */
+	uint64_t pinned;		/* pages */
+	unsigned int refs;		/* regions charged to it */
+	struct sefa_mm *next;
+};
+
+/*
  * charge.c: what a client makes the daemon hold.  Pinned pages count per
  * process (the kernel's mm->pinned_vm), the rest per open file.
+ * sefa_mm_watch_init() makes the process-exit watch, d->mm_watch, which
+ * the main loop polls, calling sefa_mm_reap() under the lock.
  */
+int sefa_mm_watch_init(struct sefa_daemon *d);
+void sefa_mm_reap(struct sefa_daemon *d);
 int sefa_pin(struct sefa_client *c, uint64_t addr, uint64_t len,
 	     struct sefa_mm **mm, uint64_t *npages);
 void sefa_unpin(struct sefa_client *c, struct sefa_mm *mm, uint64_t npages);

@@ -260,6 +260,8 @@ struct sefa_daemon {
 	unsigned int nclients;
 	struct sefa_caps caps;
 	struct sefa_mm *mms;		/* processes with pinned memory */
+	int mm_watch;			/* their exits (charge.c) */
+	bool mm_watch_on;
 	int stop_pipe[2];
 
 	/* The MAD layer (mad.h), when the profile has one. */

@@ -19,7 +19,7 @@ struct seg_pos {
  * Move @n bytes between @buf and the segments from @pos on (into them when
  * @out), and step @pos over them.  The segments hold the bytes: the
  * callers checked the lengths.  0, or -EFAULT when a process no longer has
- * that memory.
+ * that memory, or is gone.
  */
 static int dma_segs(struct seg_pos *pos, uint8_t *buf, uint64_t n, bool out)
 {
@@ -28,10 +28,13 @@ static int dma_segs(struct seg_pos *pos, uint8_t *buf, uint64_t n, bool out)
 		uint64_t k = s->len - pos->off < n ? s->len - pos->off : n;
 		struct iovec l = { buf, k };
 		struct iovec r = { (void *)(uintptr_t)(s->addr + pos->off), k };
-		ssize_t done = out ?
-			process_vm_writev(s->pid, &l, 1, &r, 1, 0) :
-			process_vm_readv(s->pid, &l, 1, &r, 1, 0);
+		ssize_t done;
 
+		/* Its process exited: the pid may be another's now. */
+		if (s->mm->gone)
+			return -EFAULT;
+		done = out ? process_vm_writev(s->mm->pid, &l, 1, &r, 1, 0) :
+			     process_vm_readv(s->mm->pid, &l, 1, &r, 1, 0);
 		if (done != (ssize_t)k)
 			return -EFAULT;
 		buf += k;

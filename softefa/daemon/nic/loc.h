@@ -41,7 +41,7 @@
 
 /* A piece of process memory the engine reads or writes. */
 struct dma_seg {
-	pid_t pid;
+	const struct sefa_mm *mm;	/* whose memory */
 	uint64_t addr;
 	uint64_t len;
 };

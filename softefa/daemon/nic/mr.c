@@ -13,7 +13,7 @@ static struct dma_seg mr_seg(const struct sefa_mr *mr, uint64_t iova,
 			     uint64_t len)
 {
 	return (struct dma_seg){
-		.pid = mr->pid,
+		.mm = mr->mm,
 		.addr = mr->addr + (iova - mr->iova),
 		.len = len,
 	};

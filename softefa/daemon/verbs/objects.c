@@ -195,7 +195,6 @@ int sefa_mr_reg(struct sefa_client *c, struct sefa_pd *pd, uint64_t addr,
 	ret = sefa_pin(c, addr, length, &mr->mm, &mr->npages);
 	if (ret)
 		goto err_free;
-	mr->pid = c->pid;
 	mr->addr = addr;
 	mr->length = length;
 	mr->iova = iova;

@@ -57,7 +57,6 @@ struct sefa_klm {
 struct sefa_mr {
 	struct sefa_uobj uobj;
 	struct sefa_pd *pd;
-	pid_t pid;		/* whose memory: the registering process */
 	struct sefa_mm *mm;	/* its pinned pages; NULL: indirect */
 	uint64_t npages;	/* of them, this region's */
 	uint64_t addr;		/* process virtual address */
