@@ -367,7 +367,7 @@ int efa_arm_cq(struct ibv_cq *ibvcq, int solicited_only)
 	 * missed by both: by the device checking the arm, and by the poll.
 	 */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	efa_db_kick(to_efa_context(ibvcq->context)->wake, false);
+	efa_db_kick(to_efa_context(ibvcq->context)->wake, NULL, false);
 	return 0;
 }
 

@@ -101,13 +101,16 @@ static inline void efa_db_write(uint32_t *db, uint32_t val)
 
 /*
  * After a doorbell: a device that sleeps when idle has said so in its
- * wake page (efa_ext_abi.h), to be woken; for a queue that had work
- * outstanding (@busy), on the page's stream word, and not at all when it
- * looks by itself soon anyway.  The doorbell store
- * and the read of the word are ordered against the device's store of the
- * word and its next look at the doorbells.  On EFA hardware @wake is NULL.
+ * wake page (efa_ext_abi.h), to be woken: on the send queue's doorbell
+ * @sq_db when the page asks for that, else on its first word; for a queue
+ * that had work outstanding (@busy), on the page's stream word, and not at
+ * all when it looks by itself soon anyway.  A CQ arm passes no @sq_db.
+ * The doorbell store and the read of the word are ordered against the
+ * device's store of the word and its next look at the doorbells.  On EFA
+ * hardware @wake is NULL.
  */
-static inline void efa_db_kick(const uint32_t *wake, bool busy)
+static inline void efa_db_kick(const uint32_t *wake, const uint32_t *sq_db,
+			       bool busy)
 {
 	if (!wake)
 		return;
@@ -115,7 +118,9 @@ static inline void efa_db_kick(const uint32_t *wake, bool busy)
 	if (!(__atomic_load_n(&wake[SEFA_WAKE_SLEEPING], __ATOMIC_ACQUIRE) & 1))
 		return;
 	if (!busy)
-		efa_wake_device(&wake[SEFA_WAKE_SLEEPING]);
+		efa_wake_device(sq_db && __atomic_load_n(&wake[SEFA_WAKE_DOORBELL],
+							 __ATOMIC_RELAXED) ?
+				sq_db : &wake[SEFA_WAKE_SLEEPING]);
 	else if (!__atomic_load_n(&wake[SEFA_WAKE_POLLING], __ATOMIC_RELAXED))
 		efa_wake_device(&wake[SEFA_WAKE_STREAM]);
 }
@@ -195,7 +200,7 @@ static inline void efa_sq_db(struct efa_sq *sq, uint16_t pc)
 static inline void efa_sq_ring(struct efa_sq *sq, uint16_t pc, bool busy)
 {
 	efa_sq_db(sq, pc);
-	efa_db_kick(sq->wq.wake, busy);
+	efa_db_kick(sq->wq.wake, sq->wq.db, busy);
 }
 
 static inline uint32_t efa_cq_db_val(const struct efa_cq *cq, bool arm)

@@ -82,12 +82,18 @@
  * provider may then leave out the wake for a queue that had work
  * outstanding, and the device takes a batch of WQEs per look instead of
  * one per wake.  The device does not depend on any of it: it also looks
- * at the doorbells by itself, only later.  The efa driver answers none of
- * this, so on EFA hardware the key reads as zero.
+ * at the doorbells by itself, only later.  While the fourth word is
+ * nonzero, the device sleeps on the send queues' doorbells themselves, and
+ * a provider wakes it for an idle send queue with FUTEX_WAKE on the
+ * doorbell it just wrote instead of the first word: a doorbell written
+ * after the device's last look then keeps it from falling asleep, where a
+ * wake that came before it waited would be lost.  The efa driver answers
+ * none of this, so on EFA hardware the key reads as zero.
  */
 #define SEFA_WAKE_SLEEPING	0	/* u32 index: odd while asleep */
 #define SEFA_WAKE_POLLING	1	/* u32 index: looks by itself */
 #define SEFA_WAKE_STREAM	2	/* u32 index: wake here when busy */
+#define SEFA_WAKE_DOORBELL	3	/* u32 index: wake on the SQ doorbell */
 
 struct sefa_ibv_alloc_ucontext_resp {
 	struct efa_ibv_alloc_ucontext_resp efa;

@@ -202,7 +202,7 @@ static inline void efa_post_send_end(struct efa_sq *sq, uint32_t batch,
 	}
 	efa_sq_db(sq, sq->wq.pc);
 	efa_spin_unlock(&sq->wq.lock);
-	efa_db_kick(sq->wq.wake, busy);
+	efa_db_kick(sq->wq.wake, sq->wq.db, busy);
 }
 
 /*

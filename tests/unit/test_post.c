@@ -472,41 +472,47 @@ END_TEST
 
 /*
  * SoftEFA's wake page: a device that sleeps (first word odd) is woken
- * after the doorbell, on the stream word when the queue had work
- * outstanding already, and not at all when it is awake or, for a busy
- * queue, looks by itself soon (second word set).
+ * after the doorbell, on the doorbell itself when the page asks for that
+ * (fourth word), on the stream word when the queue had work outstanding
+ * already, and not at all when it is awake or, for a busy queue, looks by
+ * itself soon (second word set).
  */
-static _Atomic uint32_t wake_page[3];
+static _Atomic uint32_t wake_page[4];
 static _Atomic int device_woke;		/* the word it was woken on, or -1 */
 
 static void *device_sleeps(void *arg)
 {
-	struct futex_waitv fw[2] = {
+	struct futex_waitv fw[3] = {
 		{ .uaddr = (uintptr_t)&wake_page[SEFA_WAKE_SLEEPING], .val = 1,
 		  .flags = FUTEX_32 },
 		{ .uaddr = (uintptr_t)&wake_page[SEFA_WAKE_STREAM], .val = 0,
 		  .flags = FUTEX_32 },
+		{ .uaddr = (uintptr_t)&fq.sq_db, .val = *(uint32_t *)arg,
+		  .flags = FUTEX_32 },
 	};
+	static const int word[] = { SEFA_WAKE_SLEEPING, SEFA_WAKE_STREAM,
+				    SEFA_WAKE_DOORBELL };
 	long ret;
 
-	(void)arg;
-	ret = syscall(SYS_futex_waitv, fw, 2, 0, NULL, CLOCK_MONOTONIC);
+	ret = syscall(SYS_futex_waitv, fw, 3, 0, NULL, CLOCK_MONOTONIC);
 	if (ret >= 0 && wake_page[SEFA_WAKE_SLEEPING] == 1)
-		device_woke = ret ? SEFA_WAKE_STREAM : SEFA_WAKE_SLEEPING;
+		device_woke = word[ret];
 	return NULL;
 }
 
 /* Post one send; the word it woke the device on, or -1. */
-static int post_wakes(uint32_t sleeping, uint32_t polling)
+static int post_wakes(uint32_t sleeping, uint32_t polling, uint32_t doorbell)
 {
 	struct ibv_send_wr wr = send_wr(1), *bad;
+	uint32_t db = fq.sq_db;
 	pthread_t t;
 	int woke;
 
 	wake_page[SEFA_WAKE_SLEEPING] = sleeping;
 	wake_page[SEFA_WAKE_POLLING] = polling;
+	wake_page[SEFA_WAKE_DOORBELL] = doorbell;
 	device_woke = -1;
-	ck_assert_int_eq(pthread_create(&t, NULL, device_sleeps, NULL), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, device_sleeps, &db), 0);
 	usleep(20000);
 	ck_assert_int_eq(post(&wr, &bad), 0);
 	usleep(20000);
@@ -522,16 +528,19 @@ START_TEST(test_send_wakes_device)
 {
 	fq.qp->sq.wq.wake = (const uint32_t *)wake_page;
 
-	ck_assert_int_eq(post_wakes(0, 0), -1);	/* awake */
+	ck_assert_int_eq(post_wakes(0, 0, 0), -1);	/* awake */
 	complete_send(fq.llq[0].meta.req_id);
 	/* asleep, the queue was empty */
-	ck_assert_int_eq(post_wakes(1, 1), SEFA_WAKE_SLEEPING);
+	ck_assert_int_eq(post_wakes(1, 1, 0), SEFA_WAKE_SLEEPING);
+	complete_send(fq.llq[1].meta.req_id);
+	/* the same, asleep on the doorbells */
+	ck_assert_int_eq(post_wakes(1, 0, 1), SEFA_WAKE_DOORBELL);
 	/* looks by itself soon, the queue busy */
-	ck_assert_int_eq(post_wakes(1, 1), -1);
+	ck_assert_int_eq(post_wakes(1, 1, 1), -1);
 	/* asleep, the queue busy: WQEs stream */
-	ck_assert_int_eq(post_wakes(1, 0), SEFA_WAKE_STREAM);
+	ck_assert_int_eq(post_wakes(1, 0, 1), SEFA_WAKE_STREAM);
 	ck_assert_uint_eq(fq.qp->sq.wq.wrid_idx_pool_next, 3);
-	ck_assert_uint_eq(fq.sq_db, 4);
+	ck_assert_uint_eq(fq.sq_db, 5);
 }
 END_TEST
 

@@ -2,8 +2,8 @@
 /*
  * What ends the engine's sleep (nic/watch.c), on the NIC fixture's host:
  * the wake page a client may map only to read, a wake through that
- * mapping as a provider does it, the daemon's own kick, and a sleep that
- * nothing ends.
+ * mapping or on a doorbell as a provider does it, the daemon's own kick,
+ * wakes that come before the wait began, and a sleep that nothing ends.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -73,8 +73,19 @@ END_TEST
 enum waker {
 	PROVIDER,		/* after a doorbell, the word odd */
 	PROVIDER_STREAM,	/* the same, for a queue already busy */
+	PROVIDER_DOORBELL,	/* the same, on the doorbell it rang */
 	DAEMON,			/* a command of the daemon's own */
 };
+
+/* A send queue's doorbell, as the engine sleeps on it. */
+static _Atomic uint32_t sq_db;
+
+/* What a provider does after a doorbell for an idle queue. */
+static void ring_and_wake(const _Atomic uint32_t *word)
+{
+	atomic_fetch_add(&sq_db, 1);
+	syscall(SYS_futex, word, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
 
 static void *wake_engine(void *arg)
 {
@@ -85,6 +96,8 @@ static void *wake_engine(void *arg)
 	usleep(1000);		/* the engine is in its wait by now */
 	if (who == DAEMON)
 		sefa_engine_kick(&fx_d);
+	else if (who == PROVIDER_DOORBELL)
+		ring_and_wake(&sq_db);
 	else
 		syscall(SYS_futex, client_word + (who == PROVIDER_STREAM ?
 						  SEFA_WAKE_STREAM :
@@ -104,8 +117,11 @@ static void sleep_until_woken(enum waker who, enum nic_watch_wake expect)
 	ck_assert_int_eq(pthread_create(&t, NULL, wake_engine,
 					(void *)(intptr_t)who), 0);
 	nic_watch_doze(&fx_d);
+	nic_watch_doorbell(&fx_d, (const uint32_t *)&sq_db, sq_db);
 	ck_assert_int_eq(nic_watch_sleep(&fx_d, LONG_NS), expect);
 	ck_assert_uint_eq(*client_word & 1, 0);
+	/* and it told providers to wake it on their doorbells */
+	ck_assert_uint_eq(client_word[SEFA_WAKE_DOORBELL], 1);
 	pthread_join(t, NULL);
 }
 
@@ -121,9 +137,34 @@ START_TEST(provider_stream_wakes)
 }
 END_TEST
 
+START_TEST(provider_doorbell_wakes)
+{
+	sleep_until_woken(PROVIDER_DOORBELL, WATCH_WAKE);
+}
+END_TEST
+
 START_TEST(daemon_wakes)
 {
 	sleep_until_woken(DAEMON, WATCH_WAKE);
+}
+END_TEST
+
+/*
+ * A wake that lands after the engine's last look but before its wait
+ * began is not lost: the doorbell, or for the daemon the sleep word, moved
+ * since, and the wait ends at once instead of at its time.
+ */
+START_TEST(early_wakes)
+{
+	nic_watch_doze(&fx_d);
+	nic_watch_doorbell(&fx_d, (const uint32_t *)&sq_db, sq_db);
+	ring_and_wake(&sq_db);
+	ck_assert_int_eq(nic_watch_sleep(&fx_d, LONG_NS), WATCH_WAKE);
+
+	nic_watch_doze(&fx_d);
+	sefa_engine_kick(&fx_d);
+	ck_assert_int_eq(nic_watch_sleep(&fx_d, LONG_NS), WATCH_WAKE);
+	ck_assert_uint_eq(*client_word & 1, 0);
 }
 END_TEST
 
@@ -149,7 +190,9 @@ static Suite *watch_suite(void)
 	tcase_add_test(tc, page_read_only);
 	tcase_add_test(tc, provider_wakes);
 	tcase_add_test(tc, provider_stream_wakes);
+	tcase_add_test(tc, provider_doorbell_wakes);
 	tcase_add_test(tc, daemon_wakes);
+	tcase_add_test(tc, early_wakes);
 	tcase_add_test(tc, timed_sleep);
 	suite_add_tcase(s, tc);
 	return s;

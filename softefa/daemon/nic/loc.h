@@ -222,6 +222,8 @@ unsigned int nic_engine_pass(struct nic_engine *eng);
 int nic_watch_open(struct sefa_daemon *d);
 void nic_watch_close(struct sefa_daemon *d);
 void nic_watch_doze(struct sefa_daemon *d);
+void nic_watch_doorbell(struct sefa_daemon *d, const uint32_t *db,
+			uint32_t seen);
 void nic_watch_rouse(struct sefa_daemon *d);
 void nic_watch_polling(struct sefa_daemon *d, bool on);
 enum nic_watch_wake {

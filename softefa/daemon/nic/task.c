@@ -84,14 +84,34 @@ static void engine_priority(void)
 	pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 }
 
+/* The send queues' doorbells the sleep waits on, as the last look saw. */
+static void engine_watch_doorbells(struct sefa_daemon *d)
+{
+	unsigned int i, q;
+
+	for (i = 0; i < d->ndev; i++) {
+		for (q = 0; q < SEFA_MAX_QP_IDX; q++) {
+			struct sefa_qp *qp = d->dev[i].qp[q];
+			uint8_t *db;
+
+			/* the QPs whose send queues the pass reads */
+			if (!qp || qp->state < IBV_QPS_RTS)
+				continue;
+			db = (uint8_t *)qp->db->addr + SEFA_SQ_DB_OFF;
+			nic_watch_doorbell(d, (const uint32_t *)db,
+					   qp->sq_db_seen);
+		}
+	}
+}
+
 /*
  * A pass, and when it finds nothing, the engine says it is going to sleep
  * and looks once more: a doorbell rung before the provider could see that
- * is found now, one rung after it comes with a wake.  A wake that lands
- * between this look and the wait itself finds nobody waiting, since the
- * provider cannot change the word it wakes on: that doorbell waits for
- * the next timed look.  A packet from another host needs no second look:
- * the sleep polls the sockets.
+ * is found now, one rung after it comes with a wake.  The sleep then waits
+ * on the send queues' doorbells too, with the values this look saw, so
+ * that a wake that lands before the wait began is not lost: the doorbell
+ * it came for has moved, and the wait ends at once.  A packet from another
+ * host needs no second look: the sleep polls the sockets.
  */
 static unsigned int engine_look(struct nic_engine *eng)
 {
@@ -103,9 +123,12 @@ static unsigned int engine_look(struct nic_engine *eng)
 	nic_watch_doze(d);
 	nic_net_read_none(d);
 	work = nic_engine_pass(eng);
-	if (work)
+	if (work) {
 		nic_watch_rouse(d);
-	return work;
+		return work;
+	}
+	engine_watch_doorbells(d);
+	return 0;
 }
 
 static void *engine_main(void *arg)

@@ -33,10 +33,23 @@
 
 #include "nic/loc.h"
 
+/* futex_waitv() takes at most 128 words: the page's two, and doorbells. */
+#define WATCH_MAX	128
+
 struct nic_watch {
 	struct sefa_shm *page;
 	_Atomic uint32_t *word;		/* the page's, efa_ext_abi.h */
 	bool waitv;			/* the kernel has futex_waitv() */
+	/*
+	 * What the next sleep waits on, set by the look before it: the
+	 * sleep word as the doze left it, then the stream word and the
+	 * doorbells with the values the look saw.  @full: more doorbells
+	 * than fit, so providers wake on the sleep word instead.
+	 */
+	uint32_t doze_v;
+	struct futex_waitv wait[WATCH_MAX];
+	unsigned int nwait;
+	bool full;
 	int kick_fd;			/* with a wire: the relay's eventfd */
 	bool relay_on;
 	pthread_t relay;
@@ -55,20 +68,15 @@ static long futex(_Atomic uint32_t *word, int op, uint32_t val,
 
 /*
  * Wait while the sleep word reads @v, for a wake on it or on the stream
- * word, until @ns (0: for ever).  Returns WATCH_WAKE or WATCH_STREAM, or
- * WATCH_TIMEOUT.  Without futex_waitv() (Linux before 5.16) only the sleep
- * word is waited on, and the page says the engine looks by itself, so
- * that no provider wakes it on the stream word.
+ * word, until @ns (0: for ever); and on the first @ndb doorbells of the
+ * list too, which end the wait at once if they moved.  Returns WATCH_WAKE
+ * or WATCH_STREAM, or WATCH_TIMEOUT.  Without futex_waitv() (Linux before
+ * 5.16) only the sleep word is waited on, and the page says the engine
+ * looks by itself, so that no provider wakes it on another word.
  */
 static enum nic_watch_wake watch_wait(struct nic_watch *w, uint32_t v,
-				      long ns)
+				      unsigned int ndb, long ns)
 {
-	struct futex_waitv fw[2] = {
-		{ .uaddr = (uintptr_t)&w->word[SEFA_WAKE_SLEEPING], .val = v,
-		  .flags = FUTEX_32 },
-		{ .uaddr = (uintptr_t)&w->word[SEFA_WAKE_STREAM], .val = 0,
-		  .flags = FUTEX_32 },
-	};
 	struct timespec ts, *tp = NULL;
 	long ret;
 
@@ -84,10 +92,19 @@ static enum nic_watch_wake watch_wait(struct nic_watch *w, uint32_t v,
 		ret = futex(w->word, FUTEX_WAIT, v, ns ? &rel : NULL);
 		return ret && errno == ETIMEDOUT ? WATCH_TIMEOUT : WATCH_WAKE;
 	}
-	ret = syscall(SYS_futex_waitv, fw, 2, 0, tp, CLOCK_MONOTONIC);
+	w->wait[0] = (struct futex_waitv){
+		.uaddr = (uintptr_t)&w->word[SEFA_WAKE_SLEEPING], .val = v,
+		.flags = FUTEX_32,
+	};
+	w->wait[1] = (struct futex_waitv){
+		.uaddr = (uintptr_t)&w->word[SEFA_WAKE_STREAM], .val = 0,
+		.flags = FUTEX_32,
+	};
+	ret = syscall(SYS_futex_waitv, w->wait, 2 + ndb, 0, tp,
+		      CLOCK_MONOTONIC);
 	if (ret == 1)
 		return WATCH_STREAM;
-	return ret && errno == ETIMEDOUT ? WATCH_TIMEOUT : WATCH_WAKE;
+	return ret < 0 && errno == ETIMEDOUT ? WATCH_TIMEOUT : WATCH_WAKE;
 }
 
 /*
@@ -100,7 +117,7 @@ static void *relay_main(void *arg)
 
 	while (!atomic_load(&w->relay_stop)) {
 		uint32_t v = atomic_load(w->word);
-		enum nic_watch_wake why = watch_wait(w, v, 0);
+		enum nic_watch_wake why = watch_wait(w, v, 0, 0);
 		uint64_t add = why == WATCH_STREAM ? RELAY_STREAM : RELAY_WAKE;
 
 		if (why == WATCH_TIMEOUT || !(atomic_load(w->word) & 1))
@@ -179,7 +196,32 @@ void nic_watch_close(struct sefa_daemon *d)
  */
 void nic_watch_doze(struct sefa_daemon *d)
 {
-	atomic_fetch_add(d->watch->word, 1);
+	struct nic_watch *w = d->watch;
+
+	w->doze_v = atomic_fetch_add(w->word, 1) + 1;
+	w->nwait = 0;
+	w->full = false;
+}
+
+/*
+ * A send queue's doorbell, which read @seen at the look after the doze:
+ * the sleep that follows waits on it too (without a wire, which has its
+ * own wait).
+ */
+void nic_watch_doorbell(struct sefa_daemon *d, const uint32_t *db,
+			uint32_t seen)
+{
+	struct nic_watch *w = d->watch;
+
+	if (!w->waitv || d->net)
+		return;
+	if (2 + w->nwait == WATCH_MAX) {
+		w->full = true;
+		return;
+	}
+	w->wait[2 + w->nwait++] = (struct futex_waitv){
+		.uaddr = (uintptr_t)db, .val = seen, .flags = FUTEX_32,
+	};
 }
 
 /*
@@ -199,10 +241,9 @@ void nic_watch_polling(struct sefa_daemon *d, bool on)
 /* Awake again, or not asleep after all. */
 void nic_watch_rouse(struct sefa_daemon *d)
 {
-	uint32_t v = atomic_load(d->watch->word);
-
-	if (v & 1)
-		atomic_store(d->watch->word, v + 1);
+	/* Only the engine makes it even; a kick adds two. */
+	if (atomic_load(d->watch->word) & 1)
+		atomic_fetch_add(d->watch->word, 1);
 }
 
 /*
@@ -222,17 +263,33 @@ enum nic_watch_wake nic_watch_sleep(struct sefa_daemon *d, long ns)
 		if (read(w->kick_fd, &n, sizeof(n)) == sizeof(n))
 			why = n >= RELAY_STREAM ? WATCH_STREAM : WATCH_WAKE;
 	} else {
-		why = watch_wait(w, atomic_load(w->word) | 1, ns);
+		/*
+		 * Providers wake a sleep on the doorbells on the doorbell
+		 * they rang, else on the sleep word: say which before the
+		 * sleep, for the next doorbell.  A wake that read the other
+		 * waits for a timed look, only when this changes.
+		 */
+		if (w->waitv)
+			atomic_store_explicit(&w->word[SEFA_WAKE_DOORBELL],
+					      !w->full && w->nwait,
+					      memory_order_relaxed);
+		why = watch_wait(w, w->doze_v, w->full ? 0 : w->nwait, ns);
 	}
 	nic_watch_rouse(d);
 	return why;
 }
 
-/* Wake the engine, if it sleeps: for the daemon's own threads. */
+/*
+ * Wake the engine, if it sleeps: for the daemon's own threads.  The word
+ * moves (by two: still odd) before the wake, so a sleep that has not begun
+ * yet does not begin.
+ */
 void sefa_engine_kick(struct sefa_daemon *d)
 {
 	struct nic_watch *w = d->watch;
 
-	if (w && atomic_load(w->word) & 1)
+	if (w && atomic_load(w->word) & 1) {
+		atomic_fetch_add(w->word, 2);
 		futex(w->word, FUTEX_WAKE, 1, NULL);
+	}
 }

@@ -170,6 +170,7 @@ struct sefa_qp {
 	struct sefa_shm *sq_ring;	/* the LLQ */
 	uint32_t sq_entries;		/* WQEs, a power of two */
 	uint16_t sq_ci;			/* next WQE the device reads */
+	uint32_t sq_db_seen;		/* the SQ doorbell at the last look */
 	struct sefa_shm *rq_ring;
 	uint32_t rq_entries;		/* RX descriptors, a power of two */
 	uint16_t rq_ci;			/* next descriptor the device uses */
