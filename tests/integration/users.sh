@@ -5,7 +5,7 @@
 # of the other's objects: not its memory keys, handles, mmap keys, channel
 # or device file.  A user's own host is the one its commands use, and
 # another user's is not trusted; a run directory another user made is
-# refused.  Runs in a mount namespace of its own, with /run and /tmp its own.
+# refused.  Runs in a mount namespace of its own, with a /run of its own.
 if [ -z "${SEFA_USERS_NS:-}" ]; then
 	command -v unshare >/dev/null && command -v setpriv >/dev/null ||
 		{ echo "SKIP: unshare and setpriv (util-linux) needed"; exit 77; }
@@ -13,7 +13,7 @@ if [ -z "${SEFA_USERS_NS:-}" ]; then
 fi
 . "$(dirname "$0")/lib.sh" "$1"
 mount -t tmpfs -o mode=755 softefa-users /run
-mount -t tmpfs -o mode=1777 softefa-users /tmp
+rmdir "$RUN"
 RUN=/run/softefa
 
 # The programs other users run, where they may read them whatever the
@@ -25,16 +25,22 @@ cp -a "$BUILD/bin/softefa" "$BUILD/bin/softefad" "$BUILD/bin/users_probe" "$T/bi
 cp -a "$BUILD"/lib/*.so* "$T/lib/"
 chmod -R a+rX "$T"
 
-# as UID CMD...: a login-less user with no runtime directory of its own
+# as UID CMD...: a user with a runtime directory in /run/user if it has
+# one there, as a login gives it, else none
 as() {
-	local uid=$1
+	local uid=$1 xdg=(-u XDG_RUNTIME_DIR)
 	shift
+	[ ! -d "/run/user/$uid" ] || xdg=(XDG_RUNTIME_DIR="/run/user/$uid")
 	setpriv --reuid="$uid" --regid="$uid" --clear-groups \
-		env -u XDG_RUNTIME_DIR HOME=/ "$@"
+		env "${xdg[@]}" HOME=/ "$@"
 }
 A=4101
 B=4102
-C=4103
+C=4103		# with no runtime directory: its host would be in /tmp
+for uid in $A $B; do
+	mkdir -p "/run/user/$uid"
+	chown "$uid:$uid" "/run/user/$uid"
+done
 
 # Stop the users' own hosts too: the mount namespace ends with its last
 # process.
@@ -44,6 +50,7 @@ users_down() {
 	[ -z "${OWNER_PID:-}" ] || kill "$OWNER_PID" 2>/dev/null || true
 	as $A "$T/bin/softefa" stop >/dev/null 2>&1 || true
 	as $C "$T/bin/softefa" stop >/dev/null 2>&1 || true
+	rm -rf "/tmp/softefa-$C"
 	cleanup "$rc"
 }
 trap users_down EXIT
@@ -90,14 +97,14 @@ done
 echo "== a user's own host"
 out=$(as $A "$T/bin/softefa" start 2>&1) || fail "uid $A start: $out"
 out=$(as $A "$T/bin/softefa" status) || fail "uid $A status of its own: $out"
-grep -qx "run-dir: /tmp/softefa-$A" <<<"$out" || fail "uid $A found: $out"
+grep -qx "run-dir: /run/user/$A/softefa" <<<"$out" || fail "uid $A found: $out"
 as $A "$T/bin/softefa" exec -- ibv_devinfo -l | grep -q efa_0 ||
 	fail "uid $A's own host shows no device"
-out=$(as $B "$T/bin/softefa" --run-dir "/tmp/softefa-$A" status 2>&1) &&
+out=$(as $B "$T/bin/softefa" --run-dir "/run/user/$A/softefa" status 2>&1) &&
 	fail "uid $B used uid $A's host"
 grep -q "not trusted" <<<"$out" || fail "uid $B was told: $out"
 # the shim itself, pointed at it: open(2) of the node
-out=$(as $B "$T/bin/softefa" exec -- env SOFTEFA_RUN_DIR="/tmp/softefa-$A" \
+out=$(as $B "$T/bin/softefa" exec -- env SOFTEFA_RUN_DIR="/run/user/$A/softefa" \
 	sh -c 'exec 3</dev/infiniband/uverbs0' 2>&1) &&
 	fail "uid $B opened uid $A's device"
 grep -q "Permission denied" <<<"$out" || fail "uid $B's open said: $out"
