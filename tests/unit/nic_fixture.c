@@ -85,6 +85,9 @@ void fx_teardown(void)
 		free(fx_d.dev[i].mr);
 		free(fx_d.dev[i].mr_gen);
 	}
+	/* Regions made the process watch; each setup makes its own. */
+	if (fx_d.mm_watch_on)
+		close(fx_d.mm_watch);
 	free(fx_eng);
 }
 
