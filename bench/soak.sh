@@ -62,6 +62,16 @@ rss_fds() {
 		"$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 | wc -l)"
 }
 
+# The TCP port of the next pair: each worker (a subshell) takes ports of
+# its own, PORT_BASE up, since lib.sh's pick_port looks only at this
+# namespace, not the hosts'.
+PORT_BASE=20000
+PORT_N=0
+next_port() {
+	PORT_N=$(((PORT_N + 1) % 500))
+	port=$((PORT_BASE + PORT_N))
+}
+
 # note FILE LINE...: one line appended (lines are short: atomic)
 note() { local f=$1; shift; echo "$*" >>"$RUN/$f"; }
 
@@ -72,7 +82,7 @@ run_pair() {
 	local kind=$1 mode=$2 sh=$3 ch=$4 secs=$5 port spid rc=0 src=0 addr
 	local out=$RUN/out.$kind.$BASHPID
 
-	port=$(pick_port)
+	next_port
 	addr=$(haddr "$sh")
 	[ "$sh" = "$ch" ] && addr=127.0.0.1
 	hx "$sh" -- timeout -k 5 $((secs + 120)) "$ST" "$mode" -p "$port" \
@@ -150,7 +160,7 @@ mads() {
 victim() {
 	local mode=$1 sh=$2 ch=$3 port who pid spid cpid t
 
-	port=$(pick_port)
+	next_port
 	hx "$sh" -- sh -c 'echo $$ >"$0"; exec "$@"' "$RUN/victim.s" \
 		timeout 300 "$ST" "$mode" -p "$port" >/dev/null 2>&1 &
 	spid=$!
@@ -218,6 +228,7 @@ for f in tally.ud tally.srd tally.srd-local tally.rc tally.umr tally.mad \
 	: >"$RUN/$f"
 done
 [ ! -s "$RUN/failures" ] || fail "warm-up: $(cat "$RUN/failures")"
+: >"$RUN/failures"
 sleep 1
 for i in 1 2; do
 	read -r RSS0[$i] FDS0[$i] <<<"$(rss_fds "$i")"
@@ -227,13 +238,13 @@ done
 
 END=$((SECONDS + MINUTES * 60))
 T0=$SECONDS
-traffic ud ud 1 2 & WORKERS+=($!)
-traffic srd srd 2 1 & WORKERS+=($!)
-traffic srd-local srd 2 2 & WORKERS+=($!)
-traffic rc rc 1 2 & WORKERS+=($!)
-traffic umr umr 2 1 & WORKERS+=($!)
+PORT_BASE=20500 traffic ud ud 1 2 & WORKERS+=($!)
+PORT_BASE=21000 traffic srd srd 2 1 & WORKERS+=($!)
+PORT_BASE=21500 traffic srd-local srd 2 2 & WORKERS+=($!)
+PORT_BASE=22000 traffic rc rc 1 2 & WORKERS+=($!)
+PORT_BASE=22500 traffic umr umr 2 1 & WORKERS+=($!)
 mads & WORKERS+=($!)
-killer & WORKERS+=($!)
+PORT_BASE=23000 killer & WORKERS+=($!)
 while [ "$SECONDS" -lt "$END" ]; do
 	sleep 10
 	for i in 1 2; do

@@ -500,7 +500,8 @@ static int meet(struct node *n)
 static uint8_t *seen;
 static uint64_t seen_len;
 
-static bool seen_once(uint32_t seq)
+/* 1 the first time @seq comes, 0 after; -1 if it cannot be told. */
+static int seen_once(uint32_t seq)
 {
 	if (seq >= seen_len) {
 		uint64_t len = seen_len ? seen_len : 65536;
@@ -510,7 +511,7 @@ static bool seen_once(uint32_t seq)
 			len *= 2;
 		s = realloc(seen, len);
 		if (!s)
-			return false;
+			return -1;
 		memset(s + seen_len, 0, len - seen_len);
 		seen = s;
 		seen_len = len;
@@ -523,6 +524,7 @@ static int take(struct node *n, const struct ibv_wc *wc)
 {
 	uint32_t off = n->mode == M_UD ? GRH : 0, seq;
 	uint8_t *p;
+	int first;
 
 	if (wc->status != IBV_WC_SUCCESS || wc->opcode != IBV_WC_RECV ||
 	    wc->wr_id >= RECVS) {
@@ -539,11 +541,17 @@ static int take(struct node *n, const struct ibv_wc *wc)
 			fprintf(stderr, "soak_traffic: bad message %u (%u bytes), the %lu-th\n",
 				seq, wc->byte_len - off,
 				(unsigned long)(t.received + t.dups + t.bad));
-	} else if (!seen_once(seq)) {
-		t.dups++;
-	} else {
-		t.received++;
+		return post_recv(n, wc->wr_id);
 	}
+	first = seen_once(seq);
+	if (first < 0) {
+		errors++;
+		return -1;
+	}
+	if (first)
+		t.received++;
+	else
+		t.dups++;
 	return post_recv(n, wc->wr_id);
 }
 
