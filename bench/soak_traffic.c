@@ -54,6 +54,8 @@
 #include <infiniband/verbs.h>
 #include <infiniband/verbs_exp.h>
 
+#include "dev.h"
+
 #define MSG		2048
 #define MSG_MIN		16
 #define GRH		40
@@ -323,70 +325,25 @@ static int qp_create(struct node *n)
 	return n->qp ? 0 : -1;
 }
 
-/* A datagram QP (UD, SRD) from RESET to RTS. */
-static int qp_dgram_rts(struct ibv_qp *qp, bool srd)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = QKEY,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_QKEY))
-		return -1;
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		return -1;
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	a.rnr_retry = 7;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     (srd ? IBV_QP_RNR_RETRY : 0));
-}
-
 /* An RC QP from RESET to RTS, to the peer's QP by its LID. */
 static int qp_rc_rts(struct node *n)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
-				   IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ,
-	};
+	const struct ibv_ah_attr av = { .dlid = n->peer.lid, .port_num = 1 };
 
-	if (ibv_modify_qp(n->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+	if (dev_rc_to_init(n->qp, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ) ||
+	    dev_rc_to_rtr(n->qp, n->peer.qpn, &av))
 		return -1;
-	a = (struct ibv_qp_attr){
-		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
-		.dest_qp_num = n->peer.qpn, .max_dest_rd_atomic = 1,
-		.min_rnr_timer = 1,
-		.ah_attr = { .dlid = n->peer.lid, .port_num = 1 },
-	};
-	if (ibv_modify_qp(n->qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	a = (struct ibv_qp_attr){
-		.qp_state = IBV_QPS_RTS, .timeout = 14, .retry_cnt = 7,
-		.rnr_retry = 7, .max_rd_atomic = 1,
-	};
-	return ibv_modify_qp(n->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	return dev_rc_to_rts(n->qp, 7);
 }
 
 static int node_open(struct node *n)
 {
-	struct ibv_device **list;
 	struct ibv_port_attr port;
-	int nd, acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-		      IBV_ACCESS_REMOTE_READ;
+	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		  IBV_ACCESS_REMOTE_READ;
 
-	list = ibv_get_device_list(&nd);
-	if (!list)
-		return -1;
-	n->ctx = nd ? ibv_open_device(list[0]) : NULL;
-	ibv_free_device_list(list);
+	n->ctx = dev_open(NULL, false);
 	if (!n->ctx || ibv_query_port(n->ctx, 1, &port))
 		return -1;
 	n->lid = port.lid;
@@ -462,15 +419,10 @@ static int meet(struct node *n)
 		if (qp_rc_rts(n))
 			return -1;
 	} else {
-		struct ibv_ah_attr av = {
-			.is_global = 1, .port_num = 1,
-			.grh = { .dgid = n->peer.gid, .hop_limit = 1 },
-		};
-
-		if (qp_dgram_rts(n->qp, n->mode == M_SRD))
+		if (dev_ud_to_rts(n->qp, QKEY, n->mode == M_SRD ? 7 : -1))
 			return -1;
 		/* EFA lets only a peer it has an AH for use its memory */
-		n->ah = ibv_create_ah(n->pd, &av);
+		n->ah = dev_create_ah(n->pd, &n->peer.gid);
 		if (!n->ah)
 			return -1;
 	}
