@@ -86,8 +86,11 @@ void fx_setup(void)
 		fx_c[i].pid = getpid();
 		fx_c[i].sock = -1;
 	}
-	fx_eng = nic_engine_new(&fx_d);
+	/* kept between setups for the same reason as the key tables */
+	if (!fx_eng)
+		fx_eng = nic_engine_new(&fx_d);
 	ck_assert_ptr_nonnull(fx_eng);
+	nic_engine_init(fx_eng, &fx_d);
 	fx_eng->xmit = fx_wire;
 	fx_eng->now = FX_NOW;
 }
@@ -114,7 +117,6 @@ void fx_teardown(void)
 	/* Regions made the process watch; each setup makes its own. */
 	if (fx_d.mm_watch_on)
 		close(fx_d.mm_watch);
-	free(fx_eng);
 }
 
 static struct sefa_device *fx_dev_by_gid(const uint8_t gid[16])

@@ -142,6 +142,10 @@ int sefa_charge_object(struct sefa_client *c);
 int sefa_charge_queue(struct sefa_client *c, uint64_t len);
 void sefa_uncharge_queue(struct sefa_client *c, uint64_t len);
 
+/* pages.c */
+int sefa_pages_new(struct sefa_shm *s, unsigned int memfd_flags);
+void sefa_pages_free(struct sefa_shm *s);
+
 /* shm.c */
 struct sefa_shm *sefa_shm_new(struct sefa_client *c, size_t len);
 struct sefa_shm *sefa_shm_new_ro(size_t len);

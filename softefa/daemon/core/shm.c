@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "core/core.h"
 
@@ -32,18 +31,10 @@ struct sefa_shm *sefa_shm_new(struct sefa_client *c, size_t len)
 	s->len = len;
 	s->refs = 1;
 	s->owner = c;
-	s->fd = memfd_create("softefa", MFD_CLOEXEC);
-	if (s->fd < 0)
+	if (sefa_pages_new(s, 0))
 		goto err_free;
-	if (ftruncate(s->fd, len))
-		goto err_close;
-	s->addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
-	if (s->addr == MAP_FAILED)
-		goto err_close;
 	return s;
 
-err_close:
-	close(s->fd);
 err_free:
 	free(s);
 err_uncharge:
@@ -63,24 +54,15 @@ struct sefa_shm *sefa_shm_new_ro(size_t len)
 		return NULL;
 	s->len = (len + SEFA_PAGE_SIZE - 1) & ~(size_t)(SEFA_PAGE_SIZE - 1);
 	s->refs = 1;
-	s->fd = memfd_create("softefa", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (s->fd < 0)
+	if (sefa_pages_new(s, MFD_ALLOW_SEALING))
 		goto err_free;
-	if (ftruncate(s->fd, s->len))
-		goto err_close;
-	s->addr = mmap(NULL, s->len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       s->fd, 0);
-	if (s->addr == MAP_FAILED)
-		goto err_close;
 	if (fcntl(s->fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE | F_SEAL_SHRINK |
 				      F_SEAL_GROW | F_SEAL_SEAL))
-		goto err_unmap;
+		goto err_pages;
 	return s;
 
-err_unmap:
-	munmap(s->addr, s->len);
-err_close:
-	close(s->fd);
+err_pages:
+	sefa_pages_free(s);
 err_free:
 	free(s);
 	return NULL;
@@ -98,8 +80,7 @@ void sefa_shm_put(struct sefa_shm *s)
 		return;
 	if (s->owner)
 		sefa_uncharge_queue(s->owner, s->len);
-	munmap(s->addr, s->len);
-	close(s->fd);
+	sefa_pages_free(s);
 	free(s);
 }
 

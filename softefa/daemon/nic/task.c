@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
 
@@ -195,15 +196,22 @@ static void *engine_main(void *arg)
 	}
 }
 
+/* An engine of @d that has done nothing yet, over whatever @eng held. */
+void nic_engine_init(struct nic_engine *eng, struct sefa_daemon *d)
+{
+	memset(eng, 0, sizeof(*eng));
+	eng->d = d;
+	eng->xmit = nic_wire_xmit;
+}
+
 /* The engine thread owns its state and frees it when it stops. */
 struct nic_engine *nic_engine_new(struct sefa_daemon *d)
 {
-	struct nic_engine *eng = calloc(1, sizeof(*eng));
+	struct nic_engine *eng = malloc(sizeof(*eng));
 
 	if (!eng)
 		return NULL;
-	eng->d = d;
-	eng->xmit = nic_wire_xmit;
+	nic_engine_init(eng, d);
 	return eng;
 }
 

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Shared segments recycled (linked with --wrap=sefa_pages_new and
+ * --wrap=sefa_pages_free): every input makes and destroys a host's queues,
+ * and unmapping a fresh memfd each time cost fuzz_wire a TLB flush per
+ * ring, most of its time.  A segment freed here waits for the next one of
+ * its length and comes back zeroed, as a new memfd would.  Sealed ones
+ * (the host's read-only pages) cannot be sealed twice and go for real.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <string.h>
+
+#include "core/core.h"
+
+#define POOL_MAX	64
+
+int __real_sefa_pages_new(struct sefa_shm *s, unsigned int memfd_flags);
+void __real_sefa_pages_free(struct sefa_shm *s);
+int __wrap_sefa_pages_new(struct sefa_shm *s, unsigned int memfd_flags);
+void __wrap_sefa_pages_free(struct sefa_shm *s);
+
+static struct {
+	int fd;
+	void *addr;
+	size_t len;
+} pool[POOL_MAX];
+static unsigned int npool;
+
+int __wrap_sefa_pages_new(struct sefa_shm *s, unsigned int memfd_flags)
+{
+	unsigned int i;
+
+	if (memfd_flags)
+		return __real_sefa_pages_new(s, memfd_flags);
+	for (i = 0; i < npool; i++) {
+		if (pool[i].len != s->len)
+			continue;
+		s->fd = pool[i].fd;
+		s->addr = pool[i].addr;
+		memset(s->addr, 0, s->len);
+		pool[i] = pool[--npool];
+		return 0;
+	}
+	return __real_sefa_pages_new(s, 0);
+}
+
+void __wrap_sefa_pages_free(struct sefa_shm *s)
+{
+	/* a memfd made without sealing reports the seal on sealing itself */
+	if (npool == POOL_MAX || fcntl(s->fd, F_GET_SEALS) != F_SEAL_SEAL) {
+		__real_sefa_pages_free(s);
+		return;
+	}
+	pool[npool].fd = s->fd;
+	pool[npool].addr = s->addr;
+	pool[npool].len = s->len;
+	npool++;
+}

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Where a shared segment's pages come from: a memfd of its length that the
+ * daemon maps for itself and hands to clients on mmap() (shm.c).  Apart
+ * so that the fuzz harnesses, which make and destroy queues for every
+ * input, can recycle segments instead of paying for a TLB flush each.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core/core.h"
+
+/* Zeroed pages for @s->len bytes, in a memfd made with @memfd_flags. */
+int sefa_pages_new(struct sefa_shm *s, unsigned int memfd_flags)
+{
+	int ret;
+
+	s->fd = memfd_create("softefa", MFD_CLOEXEC | memfd_flags);
+	if (s->fd < 0)
+		return -errno;
+	if (ftruncate(s->fd, s->len))
+		goto err_close;
+	s->addr = mmap(NULL, s->len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       s->fd, 0);
+	if (s->addr == MAP_FAILED)
+		goto err_close;
+	return 0;
+
+err_close:
+	ret = -errno;
+	close(s->fd);
+	return ret;
+}
+
+void sefa_pages_free(struct sefa_shm *s)
+{
+	munmap(s->addr, s->len);
+	close(s->fd);
+}
