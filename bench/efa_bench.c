@@ -17,11 +17,12 @@
  *                      until both completions ("rounds N"); under
  *                      "strace -c", the difference between two N is the
  *                      data path's system calls
- *   efa_bench idle S   two processes set up as lat, then S seconds of
- *                      nothing (both asleep, lines "idle_start" and
- *                      "idle_end" around it), then the first 64-byte round
- *                      trip after it ("first_rtt X us") and the mean of
- *                      the next ones ("rtt X us")
+ *   efa_bench idle S   two processes set up as lat, their first 64-byte
+ *                      round trip ("fresh_rtt X us") and more, then S
+ *                      seconds of nothing (both asleep, lines
+ *                      "idle_start" and "idle_end" around it), then the
+ *                      first round trip after it ("first_rtt X us") and
+ *                      the mean of the next ones ("rtt X us")
  *   efa_bench rates P N
  *                      P pairs of processes at once, each as rate with N
  *                      messages, started together: "aggregate X Mmsg/s",
@@ -475,9 +476,12 @@ static int run_spin(long n)
 #define IDLE_MORE	1000
 
 /*
- * Both sides sleep @secs; the parent a little longer, so that the child
- * polls when the first ping comes and the first round trip is the
- * device's own after its idle time.
+ * A fresh pair's first round trip pays for first touches (ring pages in
+ * both processes and the daemon, the engine's caches), which are not what
+ * idleness costs: the pair warms up first.  Then both sides sleep @secs;
+ * the parent a little longer, so that the child polls when the first
+ * ping comes and the first round trip is the device's own after its idle
+ * time.
  */
 static int run_idle(long secs)
 {
@@ -490,11 +494,19 @@ static int run_idle(long secs)
 
 	post_recv(&s, 0);
 	if (child) {
+		for (i = 0; i <= IDLE_MORE; i++)
+			round_trip(&s, child);
 		nanosleep(&idle, NULL);
 		for (i = 0; i <= IDLE_MORE; i++)
 			round_trip(&s, child);
 		return finish(pid, child);
 	}
+	usleep(100000);
+	t0 = now();
+	round_trip(&s, child);
+	printf("fresh_rtt %.2f us\n", (now() - t0) * 1e6);
+	for (i = 0; i < IDLE_MORE; i++)
+		round_trip(&s, child);
 	printf("idle_start %ld s\n", secs);
 	fflush(stdout);
 	nanosleep(&idle, NULL);
