@@ -16,6 +16,13 @@ struct seg_pos {
 };
 
 /*
+ * Remote iovecs per system call: the segments of a packet rarely number
+ * more, and each call costs far more than its bytes (the process looked
+ * up, its pages pinned), so a packet's segments of one process go in one.
+ */
+#define DMA_IOV		64
+
+/*
  * Move @n bytes between @buf and the segments from @pos on (into them when
  * @out), and step @pos over them.  The segments hold the bytes: the
  * callers checked the lengths.  0, or -EFAULT when a process no longer has
@@ -23,27 +30,37 @@ struct seg_pos {
  */
 static int dma_segs(struct seg_pos *pos, uint8_t *buf, uint64_t n, bool out)
 {
+	struct iovec r[DMA_IOV];
+
 	while (n) {
-		const struct dma_seg *s = pos->seg;
-		uint64_t k = s->len - pos->off < n ? s->len - pos->off : n;
-		struct iovec l = { buf, k };
-		struct iovec r = { (void *)(uintptr_t)(s->addr + pos->off), k };
+		const struct sefa_mm *mm = pos->seg->mm;
+		struct iovec l = { buf, 0 };
+		unsigned int i = 0;
 		ssize_t done;
 
 		/* Its process exited: the pid may be another's now. */
-		if (s->mm->gone)
+		if (mm->gone)
 			return -EFAULT;
-		done = out ? process_vm_writev(s->mm->pid, &l, 1, &r, 1, 0) :
-			     process_vm_readv(s->mm->pid, &l, 1, &r, 1, 0);
-		if (done != (ssize_t)k)
-			return -EFAULT;
-		buf += k;
-		n -= k;
-		pos->off += k;
-		if (pos->off == s->len) {
-			pos->seg++;
-			pos->off = 0;
+		/* The segments of this process, as far as @n reaches. */
+		while (n && i < DMA_IOV && pos->seg->mm == mm) {
+			const struct dma_seg *s = pos->seg;
+			uint64_t k = s->len - pos->off < n ? s->len - pos->off : n;
+
+			r[i].iov_base = (void *)(uintptr_t)(s->addr + pos->off);
+			r[i++].iov_len = k;
+			l.iov_len += k;
+			n -= k;
+			pos->off += k;
+			if (pos->off == s->len) {
+				pos->seg++;
+				pos->off = 0;
+			}
 		}
+		done = out ? process_vm_writev(mm->pid, &l, 1, r, i, 0) :
+			     process_vm_readv(mm->pid, &l, 1, r, i, 0);
+		if (done != (ssize_t)l.iov_len)
+			return -EFAULT;
+		buf += l.iov_len;
 	}
 	return 0;
 }
