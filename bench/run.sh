@@ -249,36 +249,76 @@ targets() {
 
 # libfabric's fi_pingpong (RDM endpoints): efa on SoftEFA through each
 # provider, beside libfabric's own shm and tcp providers on loopback, in
-# the same run.  fi_pingpong's usec/xfer is half a round trip.
+# the same run.  fi_pingpong's usec/xfer is half a round trip.  Its clock
+# starts before the first message, so a run of one size also times the
+# provider's start: efa grows its packet pools on its first progress call
+# (tens of MB of page faults) while the peer's first packet waits out
+# receiver-not-ready.  So each run is "-S all" (every size from 0 bytes
+# up, in one process), cut short after the size wanted: the sizes before
+# it warm the path up, and the start shows apart as how much longer the
+# 0-byte size took than the 1-byte one.
 command -v fi_pingpong >/dev/null || { targets; exit 0; }
 FIPORT=$((20000 + RANDOM % 10000))
-fipp() {
-	local softefa_provider=$1 prov=$2 size=$3 iters=$4 out=$RUN/fipp.out
+# fi_side PROVIDER FABRIC ARGS...: one side of fi_pingpong, line-buffered
+fi_side() {
+	local sp=$1 prov=$2
+
+	shift 2
+	FI_EFA_ENABLE_SHM_TRANSFER=0 exec "$SOFTEFA" --run-dir "$RUN" exec \
+		--provider "$sp" -- timeout 120 stdbuf -oL \
+		fi_pingpong -p "$prov" -e rdm -S all "$@"
+}
+# fi_sizes RUNNER ARGS ITERS LAST: the result rows (bytes, MB/s,
+# usec/xfer) of "-S all -I ITERS", up to the row of LAST bytes.  Both
+# sides are stopped there: the client does not die of a closed pipe, as
+# libfabric ignores SIGPIPE.
+fi_sizes() {
+	local run=$1 args=$2 iters=$3 last=$4 out=$RUN/fi_sizes.out srv cli
 
 	# shellcheck disable=SC2086
-	FI_EFA_ENABLE_SHM_TRANSFER=0 sx $softefa_provider -- timeout 120 \
-		fi_pingpong -p "$prov" -e rdm -S "$size" -I "$iters" \
-		-B "$FIPORT" >/dev/null 2>&1 &
+	"$run" $args -I "$iters" -B "$FIPORT" >/dev/null 2>&1 &
+	srv=$!
 	sleep 0.5
-	FI_EFA_ENABLE_SHM_TRANSFER=0 sx $softefa_provider -- timeout 120 \
-		fi_pingpong -p "$prov" -e rdm -S "$size" -I "$iters" \
-		-P "$FIPORT" 127.0.0.1 >"$out" 2>&1 || true
-	wait
+	# shellcheck disable=SC2086
+	"$run" $args -I "$iters" -P "$FIPORT" "$FI_PEER" >"$out" 2>&1 &
+	cli=$!
+	while kill -0 "$cli" 2>/dev/null &&
+	      ! awk -v last="$last" '$3 ~ /^=/ && $1 == last { f = 1 }
+				      END { exit !f }' "$out"; do
+		sleep 0.1
+	done
+	kill "$cli" "$srv" 2>/dev/null || true
+	wait "$cli" "$srv" 2>/dev/null || true
+	awk -v last="$last" '$3 ~ /^=/ { print $1, $6, $7 }
+			     $3 ~ /^=/ && $1 == last { exit }' "$out"
 	FIPORT=$((FIPORT + 1))
-	# columns: bytes #sent #ack total time MB/sec usec/xfer Mxfers/sec
-	awk '$3 ~ /^=/ { print $6, $7; found = 1 }
-	     END { if (!found) print "failed", "failed" }' "$out"
+}
+# fi_figures RUNNER ARGS: "64 B usec/xfer, 1 MiB MB/s, start-up ms"
+fi_figures() {
+	local lat bw start
+
+	read -r lat start <<<"$(fi_sizes "$1" "$2" 1000 64 | awk -v n=1000 '
+		$1 == "0" { u0 = $3 } $1 == "1" { u1 = $3 } $1 == "64" { lat = $3 }
+		END {
+			start = u0 != "" && u1 != "" ? (u0 - u1) * 2 * n / 1000 : -1
+			print lat == "" ? "failed" : lat,
+			      start < 0 ? "failed" : sprintf("%.0f", start)
+		}')"
+	bw=$(fi_sizes "$1" "$2" 100 1m |
+		awk '$1 == "1m" { bw = $2 } END { print bw == "" ? "failed" : bw }')
+	echo "$lat $bw $start"
 }
 
 echo
-printf "%-30s %16s %18s\n" "fi_pingpong -e rdm" "64 B usec/xfer" "1 MiB MB/s"
+printf "%-30s %16s %14s %14s\n" "fi_pingpong -e rdm" "64 B usec/xfer" \
+	"1 MiB MB/s" "start-up ms"
+FI_PEER=127.0.0.1
 for row in "efa, our provider:ours:efa:efa.ours" \
 	   "efa, stock provider:stock:efa:efa.stock" \
 	   "shm (loopback):ours:shm:shm" "tcp (loopback):ours:tcp:tcp"; do
 	IFS=: read -r name sp prov key <<<"$row"
-	lat=$(fipp "$sp" "$prov" 64 2000 | awk '{ print $2 }')
-	bw=$(fipp "$sp" "$prov" 1048576 100 | awk '{ print $1 }')
-	printf "%-30s %16s %18s\n" "$name" "$lat" "$bw"
+	read -r lat bw start <<<"$(fi_figures fi_side "$sp $prov")"
+	printf "%-30s %16s %14s %14s\n" "$name" "$lat" "$bw" "$start"
 	M[fi_lat.$key]=$lat M[fi_bw.$key]=$bw
 done
 
@@ -335,20 +375,18 @@ lat2=$(two ib_send_lat -c SRD -x 0 -s 64 -n 2000 | row 6)
 bw1=$(one ib_read_bw -c SRD -x 0 -s 65536 -n 1000 | row 4)
 bw2=$(two ib_read_bw -c SRD -x 0 -s 65536 -n 1000 | row 4)
 
-# fi_pingpong -p tcp across the namespaces
-fitcp() {
-	ip netns exec "$NS1" timeout 120 fi_pingpong -p tcp -e rdm -S "$1" \
-		-I "$2" -B "$PTPORT" >/dev/null 2>&1 &
-	sleep 0.5
-	ip netns exec "$NS2" timeout 120 fi_pingpong -p tcp -e rdm -S "$1" \
-		-I "$2" -P "$PTPORT" 10.99.0.1 2>&1 |
-		awk '$3 ~ /^=/ { print $6, $7; found = 1 }
-		     END { if (!found) print "failed", "failed" }'
-	wait
-	PTPORT=$((PTPORT + 1))
+# fi_pingpong -p tcp across the namespaces, warmed up as above: the
+# server in the first, the client (-P) in the second
+fi_ns() {
+	local ns=$NS1
+
+	case " $* " in *" -P "*) ns=$NS2 ;; esac
+	exec ip netns exec "$ns" timeout 120 stdbuf -oL \
+		fi_pingpong -p tcp -e rdm -S all "$@"
 }
-tcplat=$(fitcp 64 2000 | awk '{ print $2 * 2 }')
-tcpbw=$(fitcp 65536 1000 | awk '{ print $1 }')
+FI_PEER=10.99.0.1
+tcplat=$(fi_sizes fi_ns "" 1000 64 | awk '$1 == "64" { print $3 * 2 }')
+tcpbw=$(fi_sizes fi_ns "" 100 64k | awk '$1 == "64k" { print $2 }')
 
 echo
 printf "%-44s %16s %16s\n" "SRD, our provider" "64 B rtt (us)" "64 KiB MB/s"
