@@ -252,6 +252,65 @@ START_TEST(srd_retry)
 }
 END_TEST
 
+/* The answer another host gives the packet of @psn. */
+static void net_answer(struct sefa_qp *qp, uint32_t psn)
+{
+	struct sefa_pkt ack = {
+		.op = SEFA_PKT_ACK, .qpt = qp->type, .flags = SEFA_PKT_NET,
+		.dqpn = qp->qpn, .psn = psn,
+	};
+
+	nic_comp_recv(fx_eng, qp->dev, &ack);
+}
+
+/*
+ * SRD sends out to another host: one past its timeout waits while answers
+ * come for those before it, goes again once one sent after it is answered,
+ * and, with no answer at all for a timeout, goes again too.
+ */
+START_TEST(srd_timeout_behind_answers)
+{
+	struct sefa_qp *qp = fx_qp(pd, cq, IBV_QPT_DRIVER);
+	struct efa_io_tx_wqe w = send_wqe(fx_ah(pd, 1));
+	uint64_t t0 = fx_eng->now, rto;
+	unsigned int i;
+
+	fx_answer = FX_NONE;
+	for (i = 0; i < 3; i++) {
+		fx_eng->now = t0 + i * 1000;
+		post_run(qp, &w);
+	}
+	ck_assert_uint_eq(fx_npkts, 3);
+	ck_assert_uint_eq(qp->npending, 3);
+
+	/* the first answered after 3 ms: the round trip is 3 ms */
+	fx_eng->now = t0 + 3 * MS;
+	net_answer(qp, fx_pkt[0].psn);
+	send_cqe(qp, 0, EFA_IO_COMP_STATUS_OK);
+
+	/* past the others' 4 ms, but the responder is still answering */
+	fx_eng->now = t0 + 5 * MS;
+	ck_assert_uint_eq(nic_req_retry(fx_eng, qp), 0);
+	ck_assert_uint_eq(fx_npkts, 3);
+
+	/* the third answered: the second was lost, and goes again */
+	net_answer(qp, fx_pkt[2].psn);
+	ck_assert_uint_eq(nic_req_retry(fx_eng, qp), 1);
+	ck_assert_uint_eq(fx_npkts, 4);
+	ck_assert_uint_eq(fx_pkt[3].psn, fx_pkt[1].psn);
+	ck_assert_uint_eq(qp->cnt.retransmits, 1);
+
+	/* no answer since: after the resend's timeout, doubled, again */
+	rto = 2 * (qp->srtt_ns + 4 * qp->rttvar_ns);
+	fx_eng->now += rto - 1;
+	ck_assert_uint_eq(nic_req_retry(fx_eng, qp), 0);
+	fx_eng->now++;
+	ck_assert_uint_eq(nic_req_retry(fx_eng, qp), 1);
+	ck_assert_uint_eq(fx_npkts, 5);
+	ck_assert_uint_eq(qp->cnt.retransmits, 2);
+}
+END_TEST
+
 /* RC: the head waits on the ring, and nothing behind it moves. */
 START_TEST(rc_head_waits)
 {
@@ -309,6 +368,7 @@ static Suite *req_suite(void)
 	tcase_add_test(t, bad_ah);
 	tcase_add_test(t, rdma_packets);
 	tcase_add_test(t, srd_retry);
+	tcase_add_test(t, srd_timeout_behind_answers);
 	tcase_add_test(t, rc_head_waits);
 	tcase_add_test(t, flushed_in_error);
 	suite_add_tcase(s, t);

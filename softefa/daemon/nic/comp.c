@@ -245,6 +245,22 @@ void nic_comp_await(struct nic_engine *eng, struct nic_send *s,
 }
 
 /*
+ * Whether an SRD packet out past its timeout is lost, or only waits behind
+ * others at a busy responder.  Each packet's timer runs from its own send,
+ * so in a burst of reads those deep in the queue would time out while the
+ * responder still works through it, and their resends would only add to
+ * its queue.  So, as TCP restarts its timer on each ACK, answers that keep
+ * coming put a timeout off: the packet counts as lost once a packet sent
+ * after it was answered, or once no answer at all came for a timeout.
+ */
+bool nic_comp_overdue(const struct nic_engine *eng, const struct sefa_qp *qp,
+		      const struct sefa_pending *p)
+{
+	return qp->acked_sent_ns > p->sent_ns ||
+	       qp->ack_ns + rto_ns(qp, p->tries) <= eng->now;
+}
+
+/*
  * A packet out got no answer in time: it goes again, or, past the retry
  * budget, the WQE fails; an RC QP with it.  Returns true when retired.
  */
@@ -405,6 +421,9 @@ static void comp_net_recv(struct nic_engine *eng, struct sefa_device *dev,
 	s.state = NIC_SEND_OUT;
 	p->out = false;
 	rtt_sample(qp, p, eng->now);
+	qp->ack_ns = eng->now;
+	if (p->sent_ns > qp->acked_sent_ns)
+		qp->acked_sent_ns = p->sent_ns;
 
 	if (ack->status == EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR) {
 		comp_rnr(eng, &s, ack);

@@ -211,6 +211,8 @@ void nic_comp_recv(struct nic_engine *eng, struct sefa_device *dev,
 void nic_comp_retire(struct nic_send *s, int status);
 void nic_comp_await(struct nic_engine *eng, struct nic_send *s,
 		    const struct sefa_pkt *pkt);
+bool nic_comp_overdue(const struct nic_engine *eng, const struct sefa_qp *qp,
+		      const struct sefa_pending *p);
 bool nic_comp_timeout(struct nic_engine *eng, struct nic_send *s);
 void nic_comp_flush(struct sefa_qp *qp);
 

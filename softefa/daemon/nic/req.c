@@ -390,7 +390,8 @@ unsigned int nic_req_retry(struct nic_engine *eng, struct sefa_qp *qp)
 		};
 
 		next = p->next;
-		if (p->due_ns > eng->now)
+		if (p->due_ns > eng->now ||
+		    (p->out && !nic_comp_overdue(eng, qp, p)))
 			continue;
 		work++;
 		if (p->out) {

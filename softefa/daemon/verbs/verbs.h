@@ -180,6 +180,8 @@ struct sefa_qp {
 	unsigned int npending;
 	uint64_t srtt_ns;		/* smoothed round trip to other hosts */
 	uint64_t rttvar_ns;		/* and how much it varies */
+	uint64_t ack_ns;		/* SRD: the last answer from them */
+	uint64_t acked_sent_ns;		/* when the last sent of those went */
 	struct sefa_pending *rc_head;	/* RC: the head, out to another host */
 	struct sefa_peer_win *seen;	/* UD, SRD: what peers had delivered */
 	struct sefa_rc_rx *rc_rx;	/* RC: a message of several packets */
