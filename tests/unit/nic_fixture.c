@@ -21,7 +21,7 @@ struct sefa_daemon fx_d;
 struct sefa_mm fx_self_mm;
 struct nic_engine *fx_eng;
 struct sefa_pkt fx_pkt[FX_MAX_PKTS];
-uint8_t fx_pkt_data[FX_MAX_PKTS][EFA_IO_TX_DESC_INLINE_MAX_SIZE];
+uint8_t fx_pkt_data[FX_MAX_PKTS][FX_PKT_DATA];
 unsigned int fx_npkts;
 int fx_answer;
 uint8_t fx_answer_rnr_timer;
@@ -139,7 +139,8 @@ void fx_wire(struct nic_engine *eng, const struct sefa_pkt *pkt)
 	ck_assert_uint_lt(fx_npkts, FX_MAX_PKTS);
 	fx_pkt[fx_npkts] = *pkt;
 	if (pkt->data)
-		memcpy(fx_pkt_data[fx_npkts], pkt->data, pkt->len);
+		memcpy(fx_pkt_data[fx_npkts], pkt->data,
+		       pkt->len < FX_PKT_DATA ? pkt->len : FX_PKT_DATA);
 	fx_npkts++;
 	if (pkt->op == SEFA_PKT_ACK) {
 		nic_comp_recv(eng, fx_dev_by_gid(pkt->dgid), pkt);

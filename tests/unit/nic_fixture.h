@@ -25,9 +25,13 @@ extern struct nic_engine *fx_eng;
 /* This process's memory, for segments a test makes by hand. */
 extern struct sefa_mm fx_self_mm;
 
-/* What went on the wire, in order; an inline payload copied. */
+/*
+ * What went on the wire, in order; a payload carried as bytes (inline, or
+ * read ahead) copied, its first FX_PKT_DATA of them.
+ */
+#define FX_PKT_DATA	256
 extern struct sefa_pkt fx_pkt[FX_MAX_PKTS];
-extern uint8_t fx_pkt_data[FX_MAX_PKTS][EFA_IO_TX_DESC_INLINE_MAX_SIZE];
+extern uint8_t fx_pkt_data[FX_MAX_PKTS][FX_PKT_DATA];
 extern unsigned int fx_npkts;
 /* The status the stub answers a reliable request with, or FX_NONE. */
 extern int fx_answer;

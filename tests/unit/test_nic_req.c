@@ -118,6 +118,44 @@ START_TEST(inline_bytes)
 }
 END_TEST
 
+/*
+ * SENDs rung together: their payloads are read ahead and go as bytes, up
+ * to the first WQE that is not one to read ahead (a bad key here), which
+ * and what follows it take the usual way.
+ */
+START_TEST(sends_read_ahead)
+{
+	struct sefa_qp *qp = fx_qp(pd, cq, IBV_QPT_DRIVER);
+	static const unsigned int at[] = { 0, 200, 400, 600 };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(i * 13 + 1);
+	fx_answer = EFA_IO_COMP_STATUS_OK;
+	for (i = 0; i < 4; i++) {
+		struct efa_io_tx_wqe w = send_wqe(fx_ah(pd, 1));
+
+		fx_wqe_buf(&w, buf + at[i], LEN, i == 2 ? 0xdead : mr->lkey);
+		fx_post_send(qp, &w);
+	}
+	ck_assert_uint_eq(nic_req_sq(fx_eng, qp), 4);
+
+	/* the requests, each followed by its answer; the third refused */
+	ck_assert_uint_eq(fx_npkts, 6);
+	for (i = 0; i < 2; i++) {
+		ck_assert_ptr_nonnull(fx_pkt[2 * i].data);
+		ck_assert_uint_eq(fx_pkt[2 * i].len, LEN);
+		ck_assert_mem_eq(fx_pkt_data[2 * i], buf + at[i], LEN);
+	}
+	ck_assert_ptr_null(fx_pkt[4].data);
+	ck_assert_uint_eq(fx_pkt[4].len, LEN);
+	ck_assert_uint_eq(fx_pkt[4].segs.seg[0].addr, (uintptr_t)(buf + at[3]));
+	send_cqe(qp, 3, EFA_IO_COMP_STATUS_OK);
+	ck_assert_uint_eq(fx_cqe(qp, false, 2)->base.common.status,
+			  EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY);
+}
+END_TEST
+
 /* UD: nobody answers, and the send completes once on the wire. */
 START_TEST(ud_unanswered)
 {
@@ -363,6 +401,7 @@ static Suite *req_suite(void)
 	tcase_add_checked_fixture(t, setup, fx_teardown);
 	tcase_add_test(t, srd_send_packet);
 	tcase_add_test(t, inline_bytes);
+	tcase_add_test(t, sends_read_ahead);
 	tcase_add_test(t, ud_unanswered);
 	tcase_add_test(t, local_errors);
 	tcase_add_test(t, bad_ah);

@@ -126,17 +126,24 @@ struct nic_send {
 	unsigned int rnr_done;		/* RNR retries, this one included */
 	bool no_packet;			/* a local operation, or refused */
 	enum nic_send_state state;
+	const void *data;		/* a SEND's payload, read ahead */
 };
 
 struct nic_engine;
 typedef void nic_xmit_fn(struct nic_engine *eng, const struct sefa_pkt *pkt);
 
+/* SENDs whose payloads the requester reads ahead at once (req.c) */
+#define AHEAD_WQES		32
+#define AHEAD_SEGS		64
+#define AHEAD_BYTES		(64 * 1024)
+
 /*
  * One engine thread's own: the daemon it serves, the time of its pass,
  * the wire its stages send on, the WQE whose packet is on it, and the
  * buffers its stages share, too big for its stack (the payload bounce, the
- * two sides' segments, a UMR's list).  Every stage is handed it, so that
- * nothing of the NIC is file-static.
+ * two sides' segments, a UMR's list, the WQEs read ahead and their
+ * payloads).  Every stage is handed it, so that nothing of the NIC is
+ * file-static.
  */
 struct nic_engine {
 	struct sefa_daemon *d;
@@ -147,6 +154,10 @@ struct nic_engine {
 	struct dma_seg local_segs[MAX_SEGS];
 	struct dma_seg peer_segs[MAX_SEGS];
 	struct efa_io_klm umr_list[SEFA_INDIRECT_MR_MAX_ENTRIES];
+	struct efa_io_tx_wqe ahead_wqe[AHEAD_WQES];
+	const uint8_t *ahead_data[AHEAD_WQES];
+	struct dma_seg ahead_segs[AHEAD_SEGS];
+	uint8_t ahead_buf[AHEAD_BYTES];
 };
 
 /* frame.c: packets as bytes on the wire (softefa-wire(7)) */

@@ -112,6 +112,7 @@ static int req_send(struct nic_engine *eng, const struct nic_send *s,
 				  &pkt->segs, &pkt->len);
 		if (st)
 			return st;
+		pkt->data = s->data;
 	}
 	if (pkt->len > max_msg(qp))
 		return EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH;
@@ -341,17 +342,90 @@ static bool req_rc_head(struct nic_engine *eng, struct sefa_qp *qp,
  */
 #define SRD_WINDOW	64
 
+/*
+ * Whether SEND @w is one to read ahead, and its bytes: a whole SEND from
+ * buffers whose keys hold, at most a datagram's MTU, whose segments fit in
+ * what is left of @all.  They are added to it.
+ */
+static bool ahead_one(struct nic_engine *eng, struct sefa_qp *qp,
+		      const struct efa_io_tx_wqe *w, struct seg_list *all,
+		      uint64_t *len)
+{
+	struct seg_list segs = { .seg = eng->local_segs };
+	unsigned int i;
+
+	if (!wqe_whole(w) ||
+	    (w->meta.ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK) != EFA_IO_SEND ||
+	    (w->meta.ctrl1 & EFA_IO_TX_META_DESC_INLINE_MSG) ||
+	    w->meta.length > EFA_IO_TX_DESC_NUM_BUFS ||
+	    gather_local(qp, w->data.sgl, w->meta.length, 0, &segs, len) ||
+	    *len > max_msg(qp) || all->n + segs.n > AHEAD_SEGS)
+		return false;
+	for (i = 0; i < segs.n; i++)
+		all->seg[all->n++] = segs.seg[i];
+	return true;
+}
+
+/*
+ * Read the payloads of the SENDs at the head of the ring in one go, for
+ * their packets to carry as bytes: a process_vm_readv() costs far more
+ * than a small payload, and a stream of sends took one each.  The WQEs
+ * are copied off the ring first, and those copies are what the lap
+ * executes, so that a provider rewriting a slot it already rang for
+ * cannot make a packet carry what another WQE asked for.  The read-ahead
+ * stops at the first WQE that is not such a SEND (a READ must land before
+ * a later SEND reads its buffer), and takes no more than the QP may send.
+ * A fault reads nothing ahead: each WQE then meets it on its own.  Returns
+ * the WQEs read ahead, 0 unless two or more.
+ */
+static unsigned int req_read_ahead(struct nic_engine *eng, struct sefa_qp *qp,
+				   uint16_t pc)
+{
+	const struct efa_io_tx_wqe *ring = qp->sq_ring->addr;
+	struct seg_list all = { .seg = eng->ahead_segs };
+	unsigned int n = 0, max = (uint16_t)(pc - qp->sq_ci);
+	uint64_t total = 0, len;
+
+	if (qp->type == IBV_QPT_RC || qp->state != IBV_QPS_RTS)
+		return 0;
+	if (max > qp->sq_entries)
+		max = qp->sq_entries;
+	if (max > AHEAD_WQES)
+		max = AHEAD_WQES;
+	if (qp->type == IBV_QPT_DRIVER)
+		max = qp->npending >= SRD_WINDOW ? 0 :
+		      max < SRD_WINDOW - qp->npending ? max :
+		      SRD_WINDOW - qp->npending;
+	for (; n < max; n++) {
+		struct efa_io_tx_wqe *w = &eng->ahead_wqe[n];
+
+		*w = ring[(uint16_t)(qp->sq_ci + n) & (qp->sq_entries - 1)];
+		if (!ahead_one(eng, qp, w, &all, &len) ||
+		    total + len > AHEAD_BYTES)
+			break;
+		eng->ahead_data[n] = eng->ahead_buf + total;
+		total += len;
+	}
+	if (n < 2 || nic_dma_buf(&all, 0, eng->ahead_buf, total, false))
+		return 0;
+	return n;
+}
+
 unsigned int nic_req_sq(struct nic_engine *eng, struct sefa_qp *qp)
 {
 	const struct efa_io_tx_wqe *ring = qp->sq_ring->addr;
 	uint16_t pc = sq_producer(qp);
-	unsigned int work = 0;
+	unsigned int work = 0, ahead = req_read_ahead(eng, qp, pc);
 
 	/* A doorbell beyond the ring is the provider's bug: do one lap. */
 	while (qp->sq_ci != pc && work < qp->sq_entries &&
 	       (qp->npending < SRD_WINDOW || qp->state == IBV_QPS_ERR)) {
-		struct efa_io_tx_wqe w = ring[qp->sq_ci & (qp->sq_entries - 1)];
-		struct nic_send s = { .qp = qp, .wqe = &w, .psn = qp->sq_psn };
+		struct efa_io_tx_wqe w = work < ahead ? eng->ahead_wqe[work] :
+				ring[qp->sq_ci & (qp->sq_entries - 1)];
+		struct nic_send s = {
+			.qp = qp, .wqe = &w, .psn = qp->sq_psn,
+			.data = work < ahead ? eng->ahead_data[work] : NULL,
+		};
 
 		/* A datagram QP's packets each have their own PSN. */
 		if (qp->type != IBV_QPT_RC)
