@@ -29,16 +29,26 @@
  *                      all messages over the span from the first pair's
  *                      first receive to the last pair's last, and the
  *                      slowest and fastest pair's own rate
+ *   efa_bench nap N    what the machine makes of the engine thread's
+ *                      shortest timed sleep, with its timer slack and
+ *                      priority: N futex waits of 20 us ("nap X us", the
+ *                      mean they took)
  *
  * The two processes of rate, lat, idle and each pair of rates are a fork
  * of this one; they swap QP numbers over a pipe.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -598,7 +608,41 @@ static int run_memcpy(long n)
 	return 0;
 }
 
-#define USAGE	"usage: efa_bench rate|lat|pair|spin|wbw|memcpy N\n" \
+/* nap: the engine's shortest look interval (softefa/daemon/nic/task.c) */
+#define NAP_NS		(20 * 1000L)
+
+static long futex(_Atomic uint32_t *word, int op, uint32_t val,
+		  const struct timespec *ts)
+{
+	return syscall(SYS_futex, word, op, val, ts, NULL, 0);
+}
+
+/* The engine's settings: a precise timer, real-time where allowed. */
+static void engine_like(void)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+}
+
+static int run_nap(long n)
+{
+	const struct timespec nap = { .tv_nsec = NAP_NS };
+	_Atomic uint32_t never = 0;
+	double t0;
+	long i;
+
+	engine_like();
+	t0 = now();
+	for (i = 0; i < n; i++)
+		futex(&never, FUTEX_WAIT_PRIVATE, 0, &nap);
+	printf("nap %.1f us (asked %.1f)\n", (now() - t0) / n * 1e6,
+	       NAP_NS / 1e3);
+	return 0;
+}
+
+#define USAGE	"usage: efa_bench rate|lat|pair|spin|wbw|memcpy|nap N\n" \
 		"       efa_bench idle SECONDS\n" \
 		"       efa_bench rates PAIRS N\n"
 
@@ -631,6 +675,8 @@ int main(int argc, char **argv)
 		return run_wbw(n);
 	if (!strcmp(argv[1], "memcpy"))
 		return run_memcpy(n);
+	if (!strcmp(argv[1], "nap"))
+		return run_nap(n);
 	fputs(USAGE, stderr);
 	return 2;
 }

@@ -11,5 +11,6 @@ for p in ours stock; do
 done
 grep -q '^wbw ' <<<"$(sx -- "$B" wbw 100)" || fail "wbw"
 grep -q '^memcpy ' <<<"$("$B" memcpy 100)" || fail "memcpy"
+grep -q '^nap ' <<<"$("$B" nap 10)" || fail "nap"
 expect_eq errors "$(stat_field efa_0 errors)" 0
 echo ok
