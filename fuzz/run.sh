@@ -17,7 +17,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 SECONDS_EACH=${1:-60}
 shift || true
 BUILD=${FUZZ_BUILD:-$TOP/build-fuzz}
-HARNESSES=(write ioctl umad mad wire shim)
+HARNESSES=(write ioctl umad mad wire sq shim)
 [ $# -eq 0 ] || HARNESSES=("$@")
 
 CC=clang cmake -S "$TOP" -B "$BUILD" -DENABLE_FUZZ=ON \

@@ -4,7 +4,8 @@
  * DIR/<harness>/, valid inputs each harness's fuzzing starts from: the
  * verbs a program runs through each ABI, the umad calls of a MAD tool,
  * MADs of every class the daemon answers, a packet of every operation of
- * every transport, and the shim's ordinary answers.  Run once; the output
+ * every transport, WQEs of every operation in each send queue, and the
+ * shim's ordinary answers.  Run once; the output
  * is committed (fuzz/README.md).
  */
 #define _GNU_SOURCE
@@ -917,6 +918,158 @@ static void wire_seeds(void)
 	save("wire", "answers", &s);
 }
 
+/* ---- sq ---- */
+
+/*
+ * The sq harness's host as the fixture numbers it: each device's region
+ * (key 1), device 0's indirect key, the AHs of device 0's PD (to device 1,
+ * then to itself) and of device 1's (to device 0), the QPs on each device.
+ */
+#define SQ_KEY		1
+#define SQ_INDIRECT	0x101
+#define SQ_AH_DEV1	0
+#define SQ_AH_SELF	1
+#define SQ_AH_BACK	0
+#define SQ_UD_QPN	0x100
+#define SQ_SRD_QPN	0x101
+#define SQ_QKEY		0x11111111
+/* where writes and reads land: past the harness's receive buffers */
+#define SQ_REMOTE	(FUZZ_USER_SCRATCH + 60 * 1024)
+#define SQ_LOCAL	(FUZZ_USER_SCRATCH + 62 * 1024)
+
+static struct efa_io_tx_wqe sq_wqe(unsigned int op, uint16_t id)
+{
+	return (struct efa_io_tx_wqe){
+		.meta = {
+			.req_id = id,
+			.ctrl1 = EFA_IO_TX_META_DESC_META_DESC | op,
+			.ctrl2 = EFA_IO_TX_META_DESC_FIRST |
+				 EFA_IO_TX_META_DESC_LAST |
+				 EFA_IO_TX_META_DESC_COMP_REQ,
+		},
+	};
+}
+
+static struct efa_io_tx_buf_desc sq_desc(uint64_t addr, uint32_t len,
+					 uint32_t key)
+{
+	return (struct efa_io_tx_buf_desc){
+		.length = len, .lkey = key,
+		.buf_addr_lo = (uint32_t)addr,
+		.buf_addr_hi = (uint32_t)(addr >> 32),
+	};
+}
+
+/* A SEND of @len bytes at @addr by @key, to @qpn behind AH @ah. */
+static struct efa_io_tx_wqe sq_send(uint16_t id, uint16_t ah, uint32_t qpn,
+				    uint64_t addr, uint32_t len, uint32_t key)
+{
+	struct efa_io_tx_wqe w = sq_wqe(EFA_IO_SEND, id);
+
+	w.meta.ah = ah;
+	w.meta.dest_qp_num = qpn;
+	w.meta.qkey = SQ_QKEY;
+	w.meta.length = 1;
+	w.data.sgl[0] = sq_desc(addr, len, key);
+	return w;
+}
+
+/* An RDMA read or write of @len bytes between SQ_LOCAL and SQ_REMOTE. */
+static struct efa_io_tx_wqe sq_rdma(unsigned int op, uint16_t id,
+				    uint32_t qpn, uint32_t len)
+{
+	struct efa_io_tx_wqe w = sq_wqe(op, id);
+	struct efa_io_remote_mem_addr *rm = &w.data.rdma_req.remote_mem;
+
+	w.meta.ah = SQ_AH_DEV1;
+	w.meta.dest_qp_num = qpn;
+	w.meta.qkey = SQ_QKEY;
+	w.meta.length = EFA_IO_TX_DESC_NUM_RDMA_BUFS;
+	w.data.rdma_req.local_mem[0] = sq_desc(SQ_LOCAL, len, SQ_KEY);
+	*rm = (struct efa_io_remote_mem_addr){
+		.length = len, .rkey = SQ_KEY,
+		.buf_addr_lo = (uint32_t)SQ_REMOTE,
+		.buf_addr_hi = (uint32_t)(SQ_REMOTE >> 32),
+	};
+	return w;
+}
+
+static void sq_seeds(void)
+{
+	struct efa_io_tx_wqe w[6];
+	struct efa_io_klm klm[2] = {
+		{ .length = 512, .lkey = SQ_KEY, .addr = FUZZ_USER_BASE },
+		{ .length = 512, .lkey = SQ_KEY, .addr = FUZZ_USER_BASE + 4096 },
+	};
+	uint8_t tick = 2;			/* no WQE; 2 ms on */
+	struct seed s;
+	uint64_t list;
+	unsigned int i;
+
+	/* UD: a send by key and an inline one, to device 1 */
+	seed_init(&s, -1);
+	w[0] = sq_send(1, SQ_AH_DEV1, SQ_UD_QPN, FUZZ_USER_BASE, 100, SQ_KEY);
+	w[1] = sq_send(2, SQ_AH_DEV1, SQ_UD_QPN, 0, 0, 0);
+	w[1].meta.ctrl1 |= EFA_IO_TX_META_DESC_INLINE_MSG;
+	w[1].meta.length = 20;
+	memset(w[1].data.inline_data, 0x42, 20);
+	rec(&s, 0, w, 2 * sizeof(w[0]));
+	save("sq", "ud-send", &s);
+
+	/*
+	 * SRD: six sends rung at once (read ahead), two more than device 1
+	 * has receives for, then the clock on for their RNR retries; one to
+	 * this very device.
+	 */
+	seed_init(&s, -1);
+	for (i = 0; i < 6; i++)
+		w[i] = sq_send(i, SQ_AH_DEV1, SQ_SRD_QPN,
+			       FUZZ_USER_BASE + i * 64, 64, SQ_KEY);
+	rec(&s, 1, w, 6 * sizeof(w[0]));
+	rec(&s, 1 | 8, &tick, 1);
+	rec(&s, 8, &tick, 1);
+	w[0] = sq_send(7, SQ_AH_SELF, SQ_SRD_QPN, FUZZ_USER_BASE, 64, SQ_KEY);
+	rec(&s, 1, w, sizeof(w[0]));
+	save("sq", "srd-stream", &s);
+
+	/* SRD and RC: a write with immediate, a read; RC a send first */
+	for (i = 1; i <= 2; i++) {
+		seed_init(&s, -1);
+		w[0] = sq_send(1, SQ_AH_DEV1, 0x100 + i, FUZZ_USER_BASE, 300,
+			       SQ_KEY);
+		w[1] = sq_rdma(EFA_IO_RDMA_WRITE, 2, 0x100 + i, 256);
+		w[1].meta.ctrl1 |= EFA_IO_TX_META_DESC_HAS_IMM;
+		w[1].meta.immediate_data = 0xfeed;
+		w[2] = sq_rdma(EFA_IO_RDMA_READ, 3, 0x100 + i, 128);
+		rec(&s, i, w, 3 * sizeof(w[0]));
+		save("sq", i == 1 ? "srd-rdma" : "rc-ops", &s);
+	}
+
+	/* RC: a UMR fills the indirect key, a send goes through it */
+	seed_init(&s, -1);
+	list = rec(&s, 0, klm, sizeof(klm));
+	w[0] = sq_wqe(EFA_IO_UMR, 1);
+	w[0].meta.length = 2;
+	w[0].data.umr_req = (struct efa_io_umr_req){
+		.mkey = SQ_INDIRECT,
+		.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			  IBV_ACCESS_REMOTE_READ,
+		.base_addr = 0x1000,
+		.klm_list = sq_desc(list, sizeof(klm), SQ_KEY),
+	};
+	w[1] = sq_send(2, 0, 0, 0x1000 + 100, 600, SQ_INDIRECT);
+	rec(&s, 2, w, 2 * sizeof(w[0]));
+	save("sq", "umr", &s);
+
+	/* device 1 sends back; then a doorbell rung past the ring */
+	seed_init(&s, -1);
+	w[0] = sq_send(1, SQ_AH_BACK, SQ_SRD_QPN, FUZZ_USER_BASE, 64, SQ_KEY);
+	rec(&s, 3, w, sizeof(w[0]));
+	w[0].meta.req_id = 40;
+	rec(&s, 1 | 4, w, sizeof(w[0]));
+	save("sq", "back-and-past", &s);
+}
+
 /* ---- shim: the daemon's ordinary answers ---- */
 
 static void shim_seeds(void)
@@ -962,6 +1115,7 @@ int main(int argc, char **argv)
 	mad_seeds();
 	umad_seeds();
 	wire_seeds();
+	sq_seeds();
 	shim_seeds();
 	return 0;
 }

@@ -171,6 +171,17 @@ struct sefa_mr *fx_mr(struct sefa_pd *pd, void *buf, size_t len,
 	return mr;
 }
 
+struct sefa_mr *fx_mr_indirect(struct sefa_pd *pd, uint32_t max_entries,
+			       uint32_t access)
+{
+	struct sefa_mr *mr;
+
+	ck_assert_int_eq(sefa_mr_create_indirect(&fx_c[pd->dev->index], pd,
+						 max_entries, access, &mr), 0);
+	fx_objs.mr[fx_objs.nmr++] = mr;
+	return mr;
+}
+
 /* A command whose driver udata is @in and @out, in this process. */
 static struct sefa_cmd fx_cmd(unsigned int dev, void *in, size_t inlen,
 			      void *out, size_t outlen)

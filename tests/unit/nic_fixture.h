@@ -44,6 +44,9 @@ nic_xmit_fn fx_wire;
 struct sefa_pd *fx_pd(unsigned int dev);
 struct sefa_mr *fx_mr(struct sefa_pd *pd, void *buf, size_t len,
 		      uint32_t access);
+/* An indirect key of @pd, empty until a UMR fills it. */
+struct sefa_mr *fx_mr_indirect(struct sefa_pd *pd, uint32_t max_entries,
+			       uint32_t access);
 struct sefa_cq *fx_cq(unsigned int dev);
 /* A QP of @type (IBV_QPT_UD, _DRIVER or _RC), in RTS but RC's in INIT. */
 struct sefa_qp *fx_qp(struct sefa_pd *pd, struct sefa_cq *cq, int type);

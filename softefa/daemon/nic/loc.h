@@ -230,6 +230,7 @@ void nic_comp_flush(struct sefa_qp *qp);
 /* task.c */
 void nic_engine_init(struct nic_engine *eng, struct sefa_daemon *d);
 struct nic_engine *nic_engine_new(struct sefa_daemon *d);
+unsigned int nic_engine_run(struct nic_engine *eng);
 unsigned int nic_engine_pass(struct nic_engine *eng);
 
 /* watch.c */

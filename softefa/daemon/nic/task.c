@@ -24,16 +24,15 @@ static uint64_t now_ns(void)
 }
 
 /*
- * One pass: what came from other hosts, every armed CQ looked at, then
- * each QP's flush, send queue and due retries, then the hook's timed work.
- * Returns the work done.
+ * One pass at the engine's time: what came from other hosts, every armed
+ * CQ looked at, then each QP's flush, send queue and due retries, then the
+ * hook's timed work.  Returns the work done.
  */
-unsigned int nic_engine_pass(struct nic_engine *eng)
+unsigned int nic_engine_run(struct nic_engine *eng)
 {
 	struct sefa_daemon *d = eng->d;
 	unsigned int work = 0, i, q;
 
-	eng->now = now_ns();
 	work += nic_net_poll(eng);
 	for (i = 0; i < d->ndev; i++) {
 		struct sefa_cq *cq;
@@ -56,6 +55,13 @@ unsigned int nic_engine_pass(struct nic_engine *eng)
 		}
 	}
 	return d->engine_tick ? work + d->engine_tick(d) : work;
+}
+
+/* One pass, now. */
+unsigned int nic_engine_pass(struct nic_engine *eng)
+{
+	eng->now = now_ns();
+	return nic_engine_run(eng);
 }
 
 /*
