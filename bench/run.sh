@@ -322,9 +322,12 @@ fi_small() {
 				lat = sprintf("%.2f", u[int(k / 2)])
 			else if (k)
 				lat = sprintf("%.2f", (u[k / 2 - 1] + u[k / 2]) / 2)
+			# 0 when the 0-byte size was no slower
 			start = "failed"
 			if (u0 != "" && u1 != "")
-				start = sprintf("%.0f", (u0 - u1) * 2 * n / 1000)
+				start = u0 > u1 ? (u0 - u1) * 2 * n / 1000 : 0
+			if (start != "failed")
+				start = sprintf("%.0f", start)
 			print lat, start
 		}'
 }

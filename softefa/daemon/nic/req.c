@@ -396,6 +396,8 @@ static unsigned int req_read_ahead(struct nic_engine *eng, struct sefa_qp *qp,
 		max = qp->npending >= SRD_WINDOW ? 0 :
 		      max < SRD_WINDOW - qp->npending ? max :
 		      SRD_WINDOW - qp->npending;
+	if (max < 2)
+		return 0;
 	for (; n < max; n++) {
 		struct efa_io_tx_wqe *w = &eng->ahead_wqe[n];
 
