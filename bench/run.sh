@@ -279,8 +279,8 @@ fi_side() {
 }
 # fi_sizes RUNNER ARGS ITERS LAST: the result rows (bytes, MB/s,
 # usec/xfer) of "-S all -I ITERS", up to the row of LAST bytes.  Both
-# sides are stopped there: the client does not die of a closed pipe, as
-# libfabric ignores SIGPIPE.
+# sides are stopped as soon as that row is out, before the client goes on
+# to the larger sizes (up to 8 MiB) and the server waits for it.
 fi_sizes() {
 	local run=$1 args=$2 iters=$3 last=$4 out=$RUN/fi_sizes.out srv cli
 
