@@ -724,6 +724,19 @@ static void umad_reg(struct seed *s, uint8_t qpn, uint8_t mgmt_class,
 	rec(s, 1, &r, sizeof(r));
 }
 
+/*
+ * A read() record: only its length counts.  Its bytes are zeros, not the
+ * MAD buffer, which is shorter than the longest read.
+ */
+static void umad_read(struct seed *s, size_t len)
+{
+	static const uint8_t zero[2048];
+
+	if (len > sizeof(zero))
+		abort();
+	rec(s, 5, zero, len);
+}
+
 static void umad_seeds(void)
 {
 	uint8_t m[1024];
@@ -736,7 +749,7 @@ static void umad_seeds(void)
 	umad_reg(&s, 0, MAD_CLASS_SUBN_LID, 1, 0, 0);
 	mad_hdr(m, MAD_CLASS_SUBN_LID, 1, MAD_METHOD_GET, 0x0011, 0, 1);
 	umad_send(&s, 0, LID_DEV1, 0, m, MAD_SIZE, 100);
-	rec(&s, 5, m, 320);				/* read */
+	umad_read(&s, 320);				/* read */
 	save("umad", "smp-nodeinfo", &s);
 
 	/* the same by directed route, the old header */
@@ -763,7 +776,7 @@ static void umad_seeds(void)
 		memcpy(buf + sizeof(h), m, MAD_SIZE);
 		rec(&s, 4, buf, sizeof(buf));
 	}
-	rec(&s, 5, m, 312);
+	umad_read(&s, 312);
 	save("umad", "smp-dr-portinfo", &s);
 
 	/* perfquery */
@@ -772,7 +785,7 @@ static void umad_seeds(void)
 	mad_hdr(m, MAD_CLASS_PERF, 1, MAD_METHOD_GET, 0x0012, 0, 3);
 	m[PERF_OFF_DATA + 1] = 1;
 	umad_send(&s, 0, LID_DEV1, 1, m, MAD_SIZE, 100);
-	rec(&s, 5, m, 320);
+	umad_read(&s, 320);
 	save("umad", "pma-portcounters", &s);
 
 	/* saquery: a table, reassembled by the kernel's RMPP */
@@ -781,7 +794,7 @@ static void umad_seeds(void)
 	mad_hdr(m, MAD_CLASS_SUBN_ADM, 2, MAD_METHOD_GET_TABLE, 0x0011, 0, 4);
 	m[RMPP_OFF_VERSION] = 1;
 	umad_send(&s, 0, SEFA_SM_LID, 1, m, MAD_SIZE, 100);
-	rec(&s, 5, m, 2048);
+	umad_read(&s, 2048);
 	save("umad", "sa-nodes", &s);
 
 	/* a kernel-RMPP send of three segments to another port's agent */
@@ -795,7 +808,7 @@ static void umad_seeds(void)
 	m[RMPP_OFF_RTIME_FLAGS] = RMPP_FLAG_ACTIVE;
 	umad_send(&s, 0, LID_DEV1, 1, m, 40 + 3 * MAD_RMPP_DATA, 100);
 	umad_send(&s, 0, LID_DEV0, 1, m, 40 + 2 * MAD_RMPP_DATA, 0);
-	rec(&s, 5, m, 64);
+	umad_read(&s, 64);
 	save("umad", "rmpp-send", &s);
 
 	/* agents come and go */
