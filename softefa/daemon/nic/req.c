@@ -91,6 +91,18 @@ static int req_route(const struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 	return EFA_IO_COMP_STATUS_OK;
 }
 
+/*
+ * The buffers of a SEND by key, checked: at most the descriptor's, each
+ * key leading to memory of the QP's PD.  Returns a status.
+ */
+static int send_buffers(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
+			struct seg_list *out, uint64_t *len)
+{
+	if (w->meta.length > EFA_IO_TX_DESC_NUM_BUFS)
+		return EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR;
+	return gather_local(qp, w->data.sgl, w->meta.length, 0, out, len);
+}
+
 /* SEND and SEND with immediate: one message, at most one MTU. */
 static int req_send(struct nic_engine *eng, const struct nic_send *s,
 		    struct sefa_pkt *pkt)
@@ -105,11 +117,8 @@ static int req_send(struct nic_engine *eng, const struct nic_send *s,
 		pkt->len = w->meta.length;
 		pkt->data = w->data.inline_data;
 	} else {
-		if (w->meta.length > EFA_IO_TX_DESC_NUM_BUFS)
-			return EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR;
 		pkt->segs.seg = eng->local_segs;
-		st = gather_local(qp, w->data.sgl, w->meta.length, 0,
-				  &pkt->segs, &pkt->len);
+		st = send_buffers(qp, w, &pkt->segs, &pkt->len);
 		if (st)
 			return st;
 		pkt->data = s->data;
@@ -357,8 +366,7 @@ static bool ahead_one(struct nic_engine *eng, struct sefa_qp *qp,
 	if (!wqe_whole(w) ||
 	    (w->meta.ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK) != EFA_IO_SEND ||
 	    (w->meta.ctrl1 & EFA_IO_TX_META_DESC_INLINE_MSG) ||
-	    w->meta.length > EFA_IO_TX_DESC_NUM_BUFS ||
-	    gather_local(qp, w->data.sgl, w->meta.length, 0, &segs, len) ||
+	    send_buffers(qp, w, &segs, len) ||
 	    *len > max_msg(qp) || all->n + segs.n > AHEAD_SEGS)
 		return false;
 	for (i = 0; i < segs.n; i++)
@@ -392,10 +400,8 @@ static unsigned int req_read_ahead(struct nic_engine *eng, struct sefa_qp *qp,
 		max = qp->sq_entries;
 	if (max > AHEAD_WQES)
 		max = AHEAD_WQES;
-	if (qp->type == IBV_QPT_DRIVER)
-		max = qp->npending >= SRD_WINDOW ? 0 :
-		      max < SRD_WINDOW - qp->npending ? max :
-		      SRD_WINDOW - qp->npending;
+	if (qp->type == IBV_QPT_DRIVER && qp->npending + max > SRD_WINDOW)
+		max = qp->npending < SRD_WINDOW ? SRD_WINDOW - qp->npending : 0;
 	if (max < 2)
 		return 0;
 	for (; n < max; n++) {
