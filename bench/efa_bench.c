@@ -28,7 +28,10 @@
  *                      messages, started together: "aggregate X Mmsg/s",
  *                      all messages over the span from the first pair's
  *                      first receive to the last pair's last, and the
- *                      slowest and fastest pair's own rate
+ *                      slowest and fastest pair's own rate; with
+ *                      EFA_BENCH_SPREAD=1 in the environment, pair i
+ *                      on device i modulo the devices there are, else
+ *                      every pair on the first
  *   efa_bench nap N    what the machine makes of the engine thread's
  *                      shortest timed sleep, with its timer slack and
  *                      priority: N futex waits of 20 us ("nap X us", the
@@ -80,6 +83,9 @@ struct side {
 	uint32_t peer_rkey;
 };
 
+/* The device to open, by its place in the list (modulo its length). */
+static unsigned int bench_dev;
+
 static void die(const char *what)
 {
 	fprintf(stderr, "efa_bench: %s: %s\n", what, strerror(errno));
@@ -114,10 +120,13 @@ static void setup(struct side *s, bool with_write)
 	};
 	union ibv_gid gid;
 	struct ibv_ah_attr aha = { .is_global = 1, .port_num = 1 };
+	unsigned int ndev = 0;
 
 	if (!list || !list[0])
 		die("no device");
-	s->ctx = ibv_open_device(list[0]);
+	while (list[ndev])
+		ndev++;
+	s->ctx = ibv_open_device(list[bench_dev % ndev]);
 	ibv_free_device_list(list);
 	if (!s->ctx)
 		die("open device");
@@ -333,6 +342,7 @@ static int run_rates(long p, long n)
 	struct rate_span span;
 	long i, got = 0, total = 0;
 	pid_t *pids = calloc(p, sizeof(*pids));
+	const char *spread = getenv("EFA_BENCH_SPREAD");
 	char c;
 
 	if (!pids || pipe(ready) || pipe(go) || pipe(res))
@@ -347,6 +357,8 @@ static int run_rates(long p, long n)
 			close(ready[0]);
 			close(go[1]);
 			close(res[0]);
+			if (spread && !strcmp(spread, "1"))
+				bench_dev = i;
 			exit(rate_pair(n, &sync));
 		}
 	}

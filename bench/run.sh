@@ -15,7 +15,16 @@ BUILD=${1:-$(dirname "$0")/../build}
 SOFTEFA=$BUILD/bin/softefa
 BENCH=$BUILD/bin/efa_bench
 RUN=$(mktemp -d /tmp/softefa-bench.XXXXXX)
-trap '"$SOFTEFA" --run-dir "$RUN" stop >/dev/null 2>&1 || true; rm -rf "$RUN"' EXIT
+# the bench's daemon, and those of the pairs spread over devices
+stop_all() {
+	local r
+
+	for r in "$RUN" "$RUN"/spread.*; do
+		[ -d "$r" ] && "$SOFTEFA" --run-dir "$r" stop >/dev/null 2>&1
+	done
+	rm -rf "$RUN"
+}
+trap stop_all EXIT
 
 "$SOFTEFA" --run-dir "$RUN" start >/dev/null
 sx() { "$SOFTEFA" --run-dir "$RUN" exec --provider "$@"; }
@@ -155,6 +164,27 @@ for n in 1 2 "$MANY"; do
 	printf "%-8s %24s %24s\n" "$n" "${row[@]}"
 done
 
+# The same pairs, each on a device of its own (a daemon started with
+# --devices N): a device has an engine thread and a lock of its own, so
+# the pairs' QPs do not wait for each other's.
+echo
+echo "the same, pair i on device i (a daemon of N devices, an engine each)"
+printf "%-8s %24s %24s\n" pairs ours stock
+for n in 2 "$MANY"; do
+	row=()
+	"$SOFTEFA" --run-dir "$RUN/spread.$n" start --devices "$n" >/dev/null
+	for p in ours stock; do
+		out=$("$SOFTEFA" --run-dir "$RUN/spread.$n" exec --provider "$p" -- \
+			env EFA_BENCH_SPREAD=1 timeout 120 "$BENCH" rates "$n" 50000 |
+			awk '/^aggregate/ { print $2, $7, $9 }')
+		read -r agg lo hi <<<"$out"
+		row+=("$agg ($lo-$hi)")
+		M[spread.$p.$n]=$agg
+	done
+	"$SOFTEFA" --run-dir "$RUN/spread.$n" stop >/dev/null
+	printf "%-8s %24s %24s\n" "$n" "${row[@]}"
+done
+
 # Idle: two processes with their QPs set up and their first round trips
 # made (the very first, "fresh", pays for first touches), asleep for IDLE
 # seconds; the daemon's CPU time (utime + stime of all its threads,
@@ -228,6 +258,12 @@ targets() {
 	for p in ours stock; do
 		target "64 B rate, one pair, $p (Mmsg/s)" "$(m rate.$p) Mmsg/s" \
 			"$(m rate.$p)" ">=" 1
+	done
+	# several pairs, a device each, against one pair: the engines scale
+	for p in ours stock; do
+		target "2 pairs on 2 devices / 1 pair, $p" \
+			"$(m spread.$p.2) vs $(m rates.$p.1) Mmsg/s" \
+			"$(ratio "$(m spread.$p.2)" "$(m rates.$p.1)")" ">=" 1.5
 	done
 	target "instructions per pair, ours / stock" \
 		"$(m instr.ours) vs $(m instr.stock)" \

@@ -161,10 +161,10 @@ void fuzz_client_close(struct fuzz_client *fc)
 	struct sefa_device *dev = fc->c.dev;
 	unsigned int i;
 
-	pthread_mutex_lock(&fc->c.d->lock);
+	sefa_daemon_lock(fc->c.d);
 	sefa_umad_close(&fc->c);
 	sefa_client_release(&fc->c);
-	pthread_mutex_unlock(&fc->c.d->lock);
+	sefa_daemon_unlock(fc->c.d);
 	fuzz_client_drain(fc);
 	close(fc->c.sock);
 	close(fc->peer);

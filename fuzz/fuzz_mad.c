@@ -42,14 +42,14 @@ static void register_agents(struct fuzz_client *fc)
 	};
 	unsigned int i;
 
-	pthread_mutex_lock(&fc->c.d->lock);
+	sefa_daemon_lock(fc->c.d);
 	for (i = 0; i < sizeof(agents) / sizeof(agents[0]); i++) {
 		memcpy(fuzz_user_mem + FUZZ_USER_SIZE / 2, &agents[i],
 		       sizeof(agents[i]));
 		if (sefa_umad_call(&fc->c, &req))
 			abort();
 	}
-	pthread_mutex_unlock(&fc->c.d->lock);
+	sefa_daemon_unlock(fc->c.d);
 }
 
 static void inject(struct fuzz_client *fc, const struct fuzz_rec *r)
@@ -78,10 +78,10 @@ static void inject(struct fuzz_client *fc, const struct fuzz_rec *r)
 	memcpy(pkt->sgid, d->dev[1].gid, 16);
 	memcpy(pkt->dgid, d->dev[0].gid, 16);
 	memcpy(pkt->mad, r->data + 2, n < MAD_SIZE ? n : MAD_SIZE);
-	pthread_mutex_lock(&d->lock);
+	sefa_daemon_lock(d);
 	mad_xmit(d, pkt);
 	mad_run(d);
-	pthread_mutex_unlock(&d->lock);
+	sefa_daemon_unlock(d);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

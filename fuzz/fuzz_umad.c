@@ -42,9 +42,9 @@ static void call(struct fuzz_client *fc, const struct fuzz_rec *r)
 		req.op = SEFA_OP_READ;
 		req.addr = FUZZ_USER_SCRATCH;
 	}
-	pthread_mutex_lock(&fc->c.d->lock);
+	sefa_daemon_lock(fc->c.d);
 	ret = sefa_umad_call(&fc->c, &req);
-	pthread_mutex_unlock(&fc->c.d->lock);
+	sefa_daemon_unlock(fc->c.d);
 	if (ret < -4095 || (op < 4 && ret > 0) ||
 	    (op == 4 && ret >= 0 && (uint64_t)ret != r->len) ||
 	    (op == 5 && ret > (int64_t)r->len))

@@ -21,19 +21,19 @@ static void call(struct fuzz_client *fc, const struct fuzz_rec *r)
 	struct sefa_daemon *d = fc->c.d;
 	int ret;
 
-	pthread_mutex_lock(&d->lock);
+	sefa_daemon_lock(d);
 #ifdef FUZZ_IOCTL
-	ret = sefa_uverbs_ioctl(&fc->c, RDMA_VERBS_IOCTL, r->addr, &d->lock);
+	ret = sefa_uverbs_ioctl(&fc->c, RDMA_VERBS_IOCTL, r->addr);
 	/* the ioctl ABI answers 0 or an errno */
 	if (ret > 0 || ret < -4095)
 		abort();
 #else
-	ret = sefa_uverbs_write(&fc->c, r->addr, r->len, &d->lock);
+	ret = sefa_uverbs_write(&fc->c, r->addr, r->len);
 	/* write() takes the whole command or fails */
 	if (ret >= 0 ? (size_t)ret != r->len : ret < -4095)
 		abort();
 #endif
-	pthread_mutex_unlock(&d->lock);
+	sefa_daemon_unlock(d);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -57,9 +57,9 @@ void fuzz_umad_open(struct fuzz_client *fc, struct sefa_daemon *d)
 	if (fuzz_client_open(fc, d))
 		abort();
 	fuzz_client_prime(fc);
-	pthread_mutex_lock(&d->lock);
-	ret = sefa_umad_open(&fc->c, 0, false, true, &d->lock);
-	pthread_mutex_unlock(&d->lock);
+	sefa_daemon_lock(d);
+	ret = sefa_umad_open(&fc->c, 0, false, true);
+	sefa_daemon_unlock(d);
 	fuzz_client_drain(fc);
 	if (ret)
 		abort();

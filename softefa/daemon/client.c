@@ -30,18 +30,16 @@ static int send_reply(struct sefa_client *c, uint32_t type, int64_t ret,
 	return 0;
 }
 
-static int64_t uverbs_call(struct sefa_client *c, const struct sefa_req *req,
-			   pthread_mutex_t *held)
+static int64_t uverbs_call(struct sefa_client *c, const struct sefa_req *req)
 {
 	switch (req->op) {
 	case SEFA_OP_WRITE:
-		return sefa_uverbs_write(c, req->addr, req->len, held);
+		return sefa_uverbs_write(c, req->addr, req->len);
 	case SEFA_OP_IOCTL:
-		return sefa_uverbs_ioctl(c, req->arg, req->addr, held);
+		return sefa_uverbs_ioctl(c, req->arg, req->addr);
 	case SEFA_OP_MMAP:
 		return c->has_ucontext ?
-		       sefa_uverbs_mmap(c, req->arg, req->len, req->addr,
-					held) :
+		       sefa_uverbs_mmap(c, req->arg, req->len, req->addr) :
 		       -EINVAL;
 	default:
 		return -EINVAL;
@@ -58,12 +56,15 @@ static int64_t dispatch(struct sefa_client *c, const struct sefa_req *req)
 	 * engine and the other connections use too.  A uverbs call that
 	 * hands the client an fd lets it go while the client takes it.
 	 */
-	pthread_mutex_lock(&c->d->lock);
-	ret = c->umad ? sefa_umad_call(c, req) :
-			uverbs_call(c, req, &c->d->lock);
-	pthread_mutex_unlock(&c->d->lock);
-	/* what the call changed may be the engine's to act on */
+	sefa_daemon_lock(c->d);
+	ret = c->umad ? sefa_umad_call(c, req) : uverbs_call(c, req);
+	/*
+	 * What the call changed may be an engine's to act on.  Under the
+	 * lock, as the engines stop under it (while clients hang on).
+	 */
+	atomic_store(&c->d->tick_asked, true);
 	sefa_engine_kick(c->d);
+	sefa_daemon_unlock(c->d);
 	if (ret < 0 && c->d->verbose)
 		fprintf(stderr,
 			"softefad: pid %d: request %u arg %#llx len %llu: %s\n",
@@ -110,11 +111,11 @@ static int open_umad(struct sefa_client *c, const struct sefa_req *req)
 	 * The port's SM holder and capability bits; let go while the
 	 * readiness fd is installed and while issmN waits for its holder.
 	 */
-	pthread_mutex_lock(&c->d->lock);
+	sefa_daemon_lock(c->d);
 	ret = req->arg >= SEFA_MAX_DEVICES ? -ENXIO :
 	      sefa_umad_open(c, req->arg, req->op == SEFA_OP_OPEN_ISSM,
-			     req->addr & O_NONBLOCK, &c->d->lock);
-	pthread_mutex_unlock(&c->d->lock);
+			     req->addr & O_NONBLOCK);
+	sefa_daemon_unlock(c->d);
 	return ret;
 }
 
@@ -125,7 +126,7 @@ static void status_text(struct sefa_daemon *d, char *buf, size_t len)
 	size_t off = 0;
 
 	/* The clients list, and each connection's device and counts. */
-	pthread_mutex_lock(&d->lock);
+	sefa_daemon_lock(d);
 	for (c = d->clients; c; c = c->next) {
 		if (!c->dev)
 			continue;
@@ -159,7 +160,7 @@ static void status_text(struct sefa_daemon *d, char *buf, size_t len)
 				(int)c->pid, c->dev->name,
 				c->has_ucontext ? "yes" : "no", c->nobjects);
 	}
-	pthread_mutex_unlock(&d->lock);
+	sefa_daemon_unlock(d);
 }
 
 static size_t counters_text(char *buf, size_t len, const char *what,
@@ -185,19 +186,26 @@ static size_t counters_text(char *buf, size_t len, const char *what,
 	return n < 0 ? 0 : (size_t)n;
 }
 
-/* What the wire to other hosts carried, and the faults it injected. */
+/* How the engines slept, all of them together. */
 static size_t engine_text(char *buf, size_t len, const struct sefa_daemon *d)
 {
-	const struct sefa_engine_counters *e = &d->engine_cnt;
+	struct sefa_engine_counters e = {};
+	unsigned int i;
 	int n;
 
+	for (i = 0; i < d->ndev; i++) {
+		e.sleeps += d->dev[i].engine_cnt.sleeps;
+		e.woken += d->dev[i].engine_cnt.woken;
+		e.unannounced += d->dev[i].engine_cnt.unannounced;
+	}
 	n = snprintf(buf, len, "engine sleeps %llu woken %llu unannounced %llu\n",
-		     (unsigned long long)e->sleeps,
-		     (unsigned long long)e->woken,
-		     (unsigned long long)e->unannounced);
+		     (unsigned long long)e.sleeps,
+		     (unsigned long long)e.woken,
+		     (unsigned long long)e.unannounced);
 	return n < 0 ? 0 : (size_t)n;
 }
 
+/* What the wire to other hosts carried, and the faults it injected. */
 static size_t wire_text(char *buf, size_t len, const struct sefa_daemon *d)
 {
 	const struct sefa_wire_counters *w = &d->wire_cnt;
@@ -255,7 +263,7 @@ static void stats_text(struct sefa_daemon *d, char *buf, size_t len)
 	char what[96];
 
 	/* The QP tables and the counters, which the engine updates. */
-	pthread_mutex_lock(&d->lock);
+	sefa_daemon_lock(d);
 	for (i = 0; i < d->ndev && off < len; i++) {
 		struct sefa_device *dev = &d->dev[i];
 
@@ -281,7 +289,7 @@ static void stats_text(struct sefa_daemon *d, char *buf, size_t len)
 		off += wire_text(buf + off, len - off, d);
 	if (off < len)
 		off += holdings_text(buf + off, len - off, d);
-	pthread_mutex_unlock(&d->lock);
+	sefa_daemon_unlock(d);
 }
 
 static void serve_control(struct sefa_client *c, const struct sefa_req *req)
@@ -334,7 +342,7 @@ static void client_unlink(struct sefa_client *c)
 	struct sefa_client **pp;
 
 	/* The clients list. */
-	pthread_mutex_lock(&d->lock);
+	sefa_daemon_lock(d);
 	for (pp = &d->clients; *pp; pp = &(*pp)->next) {
 		if (*pp == c) {
 			*pp = c->next;
@@ -342,7 +350,7 @@ static void client_unlink(struct sefa_client *c)
 		}
 	}
 	d->nclients--;
-	pthread_mutex_unlock(&d->lock);
+	sefa_daemon_unlock(d);
 }
 
 static void *client_thread(void *arg)
@@ -355,9 +363,9 @@ static void *client_thread(void *arg)
 	if (!ret && req.op == SEFA_OP_OPEN) {
 		if (req.arg < c->d->ndev) {
 			/* The device, which status_text() reads. */
-			pthread_mutex_lock(&c->d->lock);
+			sefa_daemon_lock(c->d);
 			c->dev = &c->d->dev[req.arg];
-			pthread_mutex_unlock(&c->d->lock);
+			sefa_daemon_unlock(c->d);
 			ret = send_reply(c, SEFA_REPLY_DONE, 0, 0);
 			if (!ret)
 				serve_device(c);
@@ -377,10 +385,10 @@ static void *client_thread(void *arg)
 
 	client_unlink(c);
 	/* What the connection leaves: objects and agents others use. */
-	pthread_mutex_lock(&c->d->lock);
+	sefa_daemon_lock(c->d);
 	sefa_umad_close(c);
 	sefa_client_release(c);
-	pthread_mutex_unlock(&c->d->lock);
+	sefa_daemon_unlock(c->d);
 	close(c->sock);
 	free(c);
 	return NULL;
@@ -406,11 +414,11 @@ int sefa_client_start(struct sefa_daemon *d, int sock)
 	setsockopt(sock, SOL_SOCKET, SO_PASSCRED, &(int){ 1 }, sizeof(int));
 
 	/* The clients list. */
-	pthread_mutex_lock(&d->lock);
+	sefa_daemon_lock(d);
 	c->next = d->clients;
 	d->clients = c;
 	d->nclients++;
-	pthread_mutex_unlock(&d->lock);
+	sefa_daemon_unlock(d);
 
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -435,10 +443,10 @@ void sefa_clients_shutdown(struct sefa_daemon *d)
 	struct sefa_client *c;
 
 	/* The clients list: a connection unlinks itself before it is freed. */
-	pthread_mutex_lock(&d->lock);
+	sefa_daemon_lock(d);
 	for (c = d->clients; c; c = c->next) {
 		sefa_async_event(c, 0, IBV_EVENT_DEVICE_FATAL, NULL);
 		shutdown(c->sock, SHUT_RDWR);
 	}
-	pthread_mutex_unlock(&d->lock);
+	sefa_daemon_unlock(d);
 }

@@ -247,9 +247,9 @@ static void serve(struct sefa_daemon *d, int lfd)
 		if (pfd[1].revents)
 			return;
 		if (pfd[2].revents & POLLIN) {
-			pthread_mutex_lock(&d->lock);
+			sefa_daemon_lock(d);
 			sefa_mm_reap(d);
-			pthread_mutex_unlock(&d->lock);
+			sefa_daemon_unlock(d);
 		}
 		if (!(pfd[0].revents & POLLIN))
 			continue;
@@ -271,9 +271,9 @@ static void wait_clients_gone(struct sefa_daemon *d)
 		unsigned int n;
 
 		/* the clients list, which connection threads leave */
-		pthread_mutex_lock(&d->lock);
+		sefa_daemon_lock(d);
 		n = d->nclients;
-		pthread_mutex_unlock(&d->lock);
+		sefa_daemon_unlock(d);
 		if (!n)
 			return;
 		nanosleep(&ts, NULL);

@@ -13,4 +13,13 @@ grep -q '^wbw ' <<<"$(sx -- "$B" wbw 100)" || fail "wbw"
 grep -q '^memcpy ' <<<"$("$B" memcpy 100)" || fail "memcpy"
 grep -q '^nap ' <<<"$("$B" nap 10)" || fail "nap"
 expect_eq errors "$(stat_field efa_0 errors)" 0
+stop_host
+
+# rates with its pairs spread over the devices: each device carries one
+start_host --devices 2
+out=$(sx -- env EFA_BENCH_SPREAD=1 "$B" rates 2 2000)
+grep -q '^aggregate .* pairs 2 ' <<<"$out" || fail "rates, spread: $out"
+for d in efa_0 efa_1; do
+	expect_eq "$d rx_pkts" "$(stat_field "$d" rx_pkts)" 2000
+done
 echo ok

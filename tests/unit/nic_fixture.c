@@ -66,6 +66,13 @@ static struct {
 	unsigned int nqp, ncq, nmr, nah, npd;
 } fx_objs;
 
+/* Keep @obj of @kind (qp, cq, mr, ah, pd) for the teardown. */
+#define FX_KEEP(kind, obj)						\
+	do {								\
+		ck_assert_uint_lt(fx_objs.n##kind, FX_MAX_OBJS);		\
+		fx_objs.kind[fx_objs.n##kind++] = (obj);		\
+	} while (0)
+
 void fx_setup(void)
 {
 	unsigned int i;
@@ -156,7 +163,7 @@ struct sefa_pd *fx_pd(unsigned int dev)
 	struct sefa_pd *pd;
 
 	ck_assert_int_eq(sefa_pd_alloc(&fx_c[dev], &pd), 0);
-	fx_objs.pd[fx_objs.npd++] = pd;
+	FX_KEEP(pd, pd);
 	return pd;
 }
 
@@ -167,7 +174,7 @@ struct sefa_mr *fx_mr(struct sefa_pd *pd, void *buf, size_t len,
 
 	ck_assert_int_eq(sefa_mr_reg(&fx_c[pd->dev->index], pd, (uintptr_t)buf,
 				     len, (uintptr_t)buf, access, &mr), 0);
-	fx_objs.mr[fx_objs.nmr++] = mr;
+	FX_KEEP(mr, mr);
 	return mr;
 }
 
@@ -178,7 +185,7 @@ struct sefa_mr *fx_mr_indirect(struct sefa_pd *pd, uint32_t max_entries,
 
 	ck_assert_int_eq(sefa_mr_create_indirect(&fx_c[pd->dev->index], pd,
 						 max_entries, access, &mr), 0);
-	fx_objs.mr[fx_objs.nmr++] = mr;
+	FX_KEEP(mr, mr);
 	return mr;
 }
 
@@ -207,7 +214,7 @@ struct sefa_cq *fx_cq(unsigned int dev)
 	struct sefa_cq *cq;
 
 	ck_assert_int_eq(sefa_cq_create(&cmd, &p, &cq), 0);
-	fx_objs.cq[fx_objs.ncq++] = cq;
+	FX_KEEP(cq, cq);
 	return cq;
 }
 
@@ -238,7 +245,7 @@ struct sefa_qp *fx_qp(struct sefa_pd *pd, struct sefa_cq *cq, int type)
 	struct sefa_qp *qp;
 
 	ck_assert_int_eq(sefa_qp_create(&cmd, &p, &qp, &resp), 0);
-	fx_objs.qp[fx_objs.nqp++] = qp;
+	FX_KEEP(qp, qp);
 	if (type == IBV_QPT_RC) {
 		m.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
 				    IBV_ACCESS_REMOTE_WRITE |
@@ -291,7 +298,7 @@ uint16_t fx_ah(struct sefa_pd *pd, unsigned int to_dev)
 
 	ck_assert_int_eq(sefa_ah_create(&fx_c[pd->dev->index], pd,
 					fx_d.dev[to_dev].gid, &ah), 0);
-	fx_objs.ah[fx_objs.nah++] = ah;
+	FX_KEEP(ah, ah);
 	return ah->ahn;
 }
 

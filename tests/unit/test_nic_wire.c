@@ -3,8 +3,11 @@
  * The wire's routing on the short local path, with the real responder and
  * completer at either end: requests by GID or LID to the device that has
  * them, answers back to the requester's completer, silence or a NAK where
- * nobody is; and one engine pass carrying a send end to end.
+ * nobody is; and one engine pass carrying a send end to end.  Then the
+ * path between two engines of one daemon (nic/inbox.c): device 1 with an
+ * engine of its own, reached through its inbox.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "check_main.h"
@@ -146,10 +149,184 @@ START_TEST(engine_pass)
 }
 END_TEST
 
+/* Device 1's own engine, beside fx_eng, which serves device 0 alone. */
+static struct nic_engine *eng1;
+static uint8_t big0[256 * 1024], big1[256 * 1024];
+
+static void inbox_setup(void)
+{
+	setup();
+	fx_eng->ndev = 1;
+	eng1 = nic_engine_new(&fx_d);
+	ck_assert_ptr_nonnull(eng1);
+	eng1->first = 1;
+	eng1->ndev = 1;
+	eng1->now = fx_eng->now;
+	ck_assert_int_eq(nic_inbox_open(fx_eng), 0);
+	ck_assert_int_eq(nic_inbox_open(eng1), 0);
+	fx_d.dev[0].engine = fx_eng;
+	fx_d.dev[1].engine = eng1;
+}
+
+static void inbox_teardown(void)
+{
+	fx_d.dev[0].engine = NULL;
+	fx_d.dev[1].engine = NULL;
+	nic_inbox_close(fx_eng);
+	nic_inbox_close(eng1);
+	free(eng1);
+	fx_teardown();
+}
+
+/* Passes of both engines until neither finds work; how many rounds. */
+static unsigned int both_run(void)
+{
+	unsigned int rounds = 0;
+
+	while (nic_engine_run(fx_eng) + nic_engine_run(eng1)) {
+		rounds++;
+		ck_assert_uint_lt(rounds, 10000);
+	}
+	return rounds;
+}
+
+/* An SRD QP on each device, and AHs between them (SRD RDMA needs both). */
+static struct sefa_qp *qa, *qb;
+static uint16_t ah_ab;
+
+static struct efa_io_tx_wqe across_wqe(unsigned int op, uint16_t req_id,
+				       const void *buf, uint32_t len)
+{
+	struct efa_io_tx_wqe w = fx_wqe(op, req_id);
+
+	fx_wqe_buf(&w, buf, len, mr0->lkey);
+	w.meta.ah = ah_ab;
+	w.meta.dest_qp_num = qb->qpn;
+	w.meta.qkey = FX_QKEY;
+	return w;
+}
+
+static void across_qps(void)
+{
+	qa = fx_qp(pd0, fx_cq(0), IBV_QPT_DRIVER);
+	qb = fx_qp(pd1, fx_cq(1), IBV_QPT_DRIVER);
+	ah_ab = fx_ah(pd0, 1);
+	fx_ah(pd1, 0);
+}
+
+/*
+ * A send to a device of the other engine lands only when that engine
+ * runs, and completes at the sender only when the answer has come back.
+ */
+START_TEST(inbox_send)
+{
+	struct efa_io_tx_wqe w;
+
+	across_qps();
+	w = across_wqe(EFA_IO_SEND, 3, src, LEN);
+	fx_post_recv(qb, dst, LEN, mr1->lkey, 4);
+	fx_post_send(qa, &w);
+	ck_assert_uint_eq(nic_engine_run(fx_eng), 1);
+	ck_assert_uint_eq(dst[0], 0);
+	ck_assert_uint_eq(fx_ncqes(qb, true), 0);
+
+	ck_assert_uint_eq(nic_engine_run(eng1), 1);
+	ck_assert_mem_eq(dst, src, LEN);
+	ck_assert_uint_eq(fx_cqe(qb, true, 0)->base.common.req_id, 4);
+	ck_assert_uint_eq(fx_ncqes(qa, false), 0);
+
+	ck_assert_uint_eq(nic_engine_run(fx_eng), 1);
+	ck_assert_uint_eq(fx_cqe(qa, false, 0)->base.common.req_id, 3);
+	ck_assert_uint_eq(fx_cqe(qa, false, 0)->base.common.status,
+			  EFA_IO_COMP_STATUS_OK);
+	ck_assert_uint_eq(both_run(), 0);
+	ck_assert_uint_eq(qa->dev->cnt.tx_pkts, 1);
+	ck_assert_uint_eq(qb->dev->cnt.rx_pkts, 1);
+}
+END_TEST
+
+/*
+ * RDMA both ways across the engines, longer than a packet: a read of
+ * device 1's memory, then a write back into it, whole and in order; and
+ * 16 rounds of them, each emptying the queues it filled.
+ */
+START_TEST(inbox_rdma)
+{
+	uint32_t len = sizeof(big0) - 1234, i, round, rounds;
+	struct sefa_mr *m0, *m1;
+	struct efa_io_tx_wqe w;
+
+	across_qps();
+	m0 = fx_mr(pd0, big0, sizeof(big0), IBV_ACCESS_LOCAL_WRITE);
+	m1 = fx_mr(pd1, big1, sizeof(big1),
+		   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+		   IBV_ACCESS_REMOTE_WRITE);
+	for (round = 0; round < 16; round++) {
+		bool write = round & 1;
+
+		for (i = 0; i < sizeof(big1); i++) {
+			big1[i] = write ? 0 : (uint8_t)(i * 7 + round);
+			big0[i] = write ? (uint8_t)(i * 13 + round) : 0;
+		}
+		w = across_wqe(write ? EFA_IO_RDMA_WRITE : EFA_IO_RDMA_READ,
+			       round, big0, len);
+		w.data.rdma_req.local_mem[0].lkey = m0->lkey;
+		w.data.rdma_req.remote_mem = (struct efa_io_remote_mem_addr){
+			.length = len,
+			.rkey = m1->lkey,
+			.buf_addr_lo = (uint32_t)(uintptr_t)big1,
+			.buf_addr_hi = (uint32_t)((uintptr_t)big1 >> 32),
+		};
+		fx_post_send(qa, &w);
+		rounds = both_run();
+		ck_assert_uint_eq(fx_ncqes(qa, false), round + 1);
+		ck_assert_uint_eq(fx_cqe(qa, false, round)->base.common.status,
+				  EFA_IO_COMP_STATUS_OK);
+		ck_assert_mem_eq(big0, big1, len);
+		ck_assert_uint_eq(write ? big1[len] : big0[len], 0);
+		ck_assert_uint_gt(rounds, len / NIC_WIRE_CHUNK);
+	}
+	ck_assert_uint_eq(qa->cnt.rdma_reads, 8);
+	ck_assert_uint_eq(qa->cnt.rdma_writes, 8);
+	ck_assert_uint_eq(qa->cnt.retransmits, 0);
+}
+END_TEST
+
+/* RC by LID, across the engines: in order, each answered. */
+START_TEST(inbox_rc)
+{
+	struct sefa_qp *a = fx_qp(pd0, fx_cq(0), IBV_QPT_RC);
+	struct sefa_qp *b = fx_qp(pd1, fx_cq(1), IBV_QPT_RC);
+	struct efa_io_tx_wqe w;
+	unsigned int i;
+
+	fx_rc_connect(a, b, true);
+	for (i = 0; i < 4; i++) {
+		fx_post_recv(b, dst + i * LEN, LEN, mr1->lkey, 10 + i);
+		w = fx_wqe(EFA_IO_SEND, 20 + i);
+		fx_wqe_buf(&w, src + i * LEN, LEN, mr0->lkey);
+		src[i * LEN] = i;
+		fx_post_send(a, &w);
+	}
+	both_run();
+	ck_assert_uint_eq(fx_ncqes(b, true), 4);
+	ck_assert_uint_eq(fx_ncqes(a, false), 4);
+	for (i = 0; i < 4; i++) {
+		ck_assert_uint_eq(fx_cqe(b, true, i)->base.common.req_id,
+				  10 + i);
+		ck_assert_uint_eq(fx_cqe(a, false, i)->base.common.status,
+				  EFA_IO_COMP_STATUS_OK);
+		ck_assert_uint_eq(dst[i * LEN], i);
+	}
+	ck_assert_mem_eq(dst, src, 4 * LEN);
+}
+END_TEST
+
 static Suite *wire_suite(void)
 {
 	Suite *s = suite_create("nic wire");
 	TCase *t = tcase_create("wire");
+	TCase *in = tcase_create("inbox");
 
 	tcase_add_checked_fixture(t, setup, fx_teardown);
 	tcase_add_test(t, by_gid);
@@ -158,6 +335,11 @@ static Suite *wire_suite(void)
 	tcase_add_test(t, lost);
 	tcase_add_test(t, engine_pass);
 	suite_add_tcase(s, t);
+	tcase_add_checked_fixture(in, inbox_setup, inbox_teardown);
+	tcase_add_test(in, inbox_send);
+	tcase_add_test(in, inbox_rdma);
+	tcase_add_test(in, inbox_rc);
+	suite_add_tcase(s, in);
 	return s;
 }
 

@@ -53,9 +53,9 @@ static int wr(const void *buf, size_t len)
 {
 	int ret;
 
-	pthread_mutex_lock(&d.lock);
-	ret = sefa_uverbs_write(&c, (uintptr_t)buf, len, &d.lock);
-	pthread_mutex_unlock(&d.lock);
+	sefa_daemon_lock(&d);
+	ret = sefa_uverbs_write(&c, (uintptr_t)buf, len);
+	sefa_daemon_unlock(&d);
 	return ret;
 }
 
@@ -311,9 +311,9 @@ static int ioc(struct ioctl_buf *b)
 {
 	int ret;
 
-	pthread_mutex_lock(&d.lock);
-	ret = sefa_uverbs_ioctl(&c, RDMA_VERBS_IOCTL, (uintptr_t)b, &d.lock);
-	pthread_mutex_unlock(&d.lock);
+	sefa_daemon_lock(&d);
+	ret = sefa_uverbs_ioctl(&c, RDMA_VERBS_IOCTL, (uintptr_t)b);
+	sefa_daemon_unlock(&d);
 	return ret;
 }
 
@@ -336,13 +336,13 @@ START_TEST(ioctl_header)
 
 	c.has_ucontext = true;
 	query_port_ioctl(&b, &resp);
-	pthread_mutex_lock(&d.lock);
-	ck_assert_int_eq(sefa_uverbs_ioctl(&c, 0x1234, (uintptr_t)&b,
-					   &d.lock), -ENOTTY);
+	sefa_daemon_lock(&d);
+	ck_assert_int_eq(sefa_uverbs_ioctl(&c, 0x1234, (uintptr_t)&b),
+			 -ENOTTY);
 	ck_assert_int_eq(sefa_uverbs_ioctl(&c, RDMA_VERBS_IOCTL,
-					   (uintptr_t)unmapped, &d.lock),
+					   (uintptr_t)unmapped),
 			 -EFAULT);
-	pthread_mutex_unlock(&d.lock);
+	sefa_daemon_unlock(&d);
 
 	b.hdr.length += 16;
 	ck_assert_int_eq(ioc(&b), -EINVAL);

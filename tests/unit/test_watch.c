@@ -30,10 +30,13 @@ static void setup(void)
 	void *p;
 
 	fx_setup();
-	ck_assert_int_eq(nic_watch_open(&fx_d), 0);
-	ck_assert_ptr_nonnull(fx_d.wake_page);
+	ck_assert_int_eq(nic_watch_open(fx_eng), 0);
+	/* the daemon's one engine, which sefa_engine_kick() wakes */
+	fx_d.engines[0] = fx_eng;
+	fx_d.nengines = 1;
+	ck_assert_ptr_nonnull(fx_d.dev[0].wake_page);
 	p = mmap(NULL, SEFA_PAGE_SIZE, PROT_READ, MAP_SHARED,
-		 fx_d.wake_page->fd, 0);
+		 fx_d.dev[0].wake_page->fd, 0);
 	ck_assert_ptr_ne(p, MAP_FAILED);
 	client_word = p;
 }
@@ -41,14 +44,14 @@ static void setup(void)
 static void teardown(void)
 {
 	munmap((void *)client_word, SEFA_PAGE_SIZE);
-	nic_watch_close(&fx_d);
-	ck_assert_ptr_null(fx_d.wake_page);
+	nic_watch_close(fx_eng);
+	ck_assert_ptr_null(fx_d.dev[0].wake_page);
 	fx_teardown();
 }
 
 START_TEST(page_read_only)
 {
-	int fd = fx_d.wake_page->fd;
+	int fd = fx_d.dev[0].wake_page->fd;
 	void *p;
 
 	p = mmap(NULL, SEFA_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
@@ -62,9 +65,9 @@ START_TEST(page_read_only)
 
 	/* what the engine says, the client reads */
 	ck_assert_uint_eq(*client_word & 1, 0);
-	nic_watch_doze(&fx_d);
+	nic_watch_doze(fx_eng->watch);
 	ck_assert_uint_eq(*client_word & 1, 1);
-	nic_watch_rouse(&fx_d);
+	nic_watch_rouse(fx_eng->watch);
 	ck_assert_uint_eq(*client_word & 1, 0);
 }
 END_TEST
@@ -116,9 +119,9 @@ static void sleep_until_woken(enum waker who, enum nic_watch_wake expect)
 
 	ck_assert_int_eq(pthread_create(&t, NULL, wake_engine,
 					(void *)(intptr_t)who), 0);
-	nic_watch_doze(&fx_d);
-	nic_watch_doorbell(&fx_d, (const uint32_t *)&sq_db, sq_db);
-	ck_assert_int_eq(nic_watch_sleep(&fx_d, LONG_NS), expect);
+	nic_watch_doze(fx_eng->watch);
+	nic_watch_doorbell(fx_eng->watch, (const uint32_t *)&sq_db, sq_db);
+	ck_assert_int_eq(nic_watch_sleep(fx_eng->watch, LONG_NS), expect);
 	ck_assert_uint_eq(*client_word & 1, 0);
 	/* and it told providers to wake it on their doorbells */
 	ck_assert_uint_eq(client_word[SEFA_WAKE_DOORBELL], 1);
@@ -156,14 +159,14 @@ END_TEST
  */
 START_TEST(early_wakes)
 {
-	nic_watch_doze(&fx_d);
-	nic_watch_doorbell(&fx_d, (const uint32_t *)&sq_db, sq_db);
+	nic_watch_doze(fx_eng->watch);
+	nic_watch_doorbell(fx_eng->watch, (const uint32_t *)&sq_db, sq_db);
 	ring_and_wake(&sq_db);
-	ck_assert_int_eq(nic_watch_sleep(&fx_d, LONG_NS), WATCH_WAKE);
+	ck_assert_int_eq(nic_watch_sleep(fx_eng->watch, LONG_NS), WATCH_WAKE);
 
-	nic_watch_doze(&fx_d);
+	nic_watch_doze(fx_eng->watch);
 	sefa_engine_kick(&fx_d);
-	ck_assert_int_eq(nic_watch_sleep(&fx_d, LONG_NS), WATCH_WAKE);
+	ck_assert_int_eq(nic_watch_sleep(fx_eng->watch, LONG_NS), WATCH_WAKE);
 	ck_assert_uint_eq(*client_word & 1, 0);
 }
 END_TEST
@@ -171,13 +174,13 @@ END_TEST
 /* Nothing wakes it: the sleep ends at its time, and says so. */
 START_TEST(timed_sleep)
 {
-	nic_watch_doze(&fx_d);
-	ck_assert_int_eq(nic_watch_sleep(&fx_d, 1000 * 1000), WATCH_TIMEOUT);
+	nic_watch_doze(fx_eng->watch);
+	ck_assert_int_eq(nic_watch_sleep(fx_eng->watch, 1000 * 1000), WATCH_TIMEOUT);
 	ck_assert_uint_eq(*client_word & 1, 0);
 	/* a kick while awake wakes nothing that sleeps later */
 	sefa_engine_kick(&fx_d);
-	nic_watch_doze(&fx_d);
-	ck_assert_int_eq(nic_watch_sleep(&fx_d, 1000 * 1000), WATCH_TIMEOUT);
+	nic_watch_doze(fx_eng->watch);
+	ck_assert_int_eq(nic_watch_sleep(fx_eng->watch, 1000 * 1000), WATCH_TIMEOUT);
 }
 END_TEST
 

@@ -60,14 +60,13 @@ int sefa_conn_recv_req(struct sefa_client *c, struct sefa_req *req)
 /*
  * fd_install() into another process: the fd travels with SCM_RIGHTS, and
  * the shim tells which number the process got.  Only then can a response
- * that carries the number be written.  @held is the lock the caller holds:
- * it is let go while the client answers, never held while a client decides
- * to, and taken again before the return; what the caller looked up under
- * it may have changed meanwhile.
+ * that carries the number be written.  The caller holds the daemon lock
+ * (sefa_daemon_lock()): it is let go while the client answers, never held
+ * while a client decides to, and taken again before the return; what the
+ * caller looked up under it may have changed meanwhile.
  */
 int sefa_conn_install_fd(struct sefa_client *c, int fd,
-			 enum sefa_fd_kind kind, int *client_fd,
-			 pthread_mutex_t *held)
+			 enum sefa_fd_kind kind, int *client_fd)
 {
 	struct sefa_reply r = { .type = SEFA_REPLY_FD, .ret = kind };
 	char cbuf[CMSG_SPACE(sizeof(int))] = {};
@@ -82,7 +81,7 @@ int sefa_conn_install_fd(struct sefa_client *c, int fd,
 	struct sefa_req req;
 	int ret;
 
-	pthread_mutex_unlock(held);
+	sefa_daemon_unlock(c->d);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
@@ -91,7 +90,7 @@ int sefa_conn_install_fd(struct sefa_client *c, int fd,
 		ret = -EPIPE;
 	else
 		ret = sefa_conn_recv_req(c, &req);
-	pthread_mutex_lock(held);
+	sefa_daemon_lock(c->d);
 	if (ret)
 		return ret;
 	if (req.op != SEFA_OP_FD_NUM || req.arg > INT32_MAX)

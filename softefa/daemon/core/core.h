@@ -96,8 +96,6 @@ int sefa_ubuf_is_zero_from(struct sefa_client *c, const struct sefa_ubuf *b,
  */
 struct sefa_cmd {
 	struct sefa_client *c;
-	/* The lock the command runs under, let go while an fd is installed. */
-	pthread_mutex_t *held;
 	struct sefa_ubuf core_in;
 	struct sefa_ubuf core_out;
 	struct sefa_ubuf udata_in;
@@ -156,12 +154,11 @@ int sefa_mmap_insert(struct sefa_client *c, struct sefa_shm *s, size_t off,
 void sefa_mmap_remove(struct sefa_client *c, struct sefa_shm *s);
 void sefa_mmap_remove_all(struct sefa_client *c);
 int64_t sefa_uverbs_mmap(struct sefa_client *c, uint64_t key, uint64_t len,
-			 uint64_t flags, pthread_mutex_t *held);
+			 uint64_t flags);
 
 /* event.c */
 int sefa_event_file_new(struct sefa_client *c, enum sefa_fd_kind kind,
-			size_t reclen, struct sefa_event_file **out,
-			pthread_mutex_t *held);
+			size_t reclen, struct sefa_event_file **out);
 void sefa_event_file_free(struct sefa_event_file *ef);
 struct sefa_event_file *sefa_channel_lookup(struct sefa_client *c, int fd);
 bool sefa_is_async_fd(struct sefa_client *c, int fd);
@@ -170,12 +167,11 @@ unsigned int sefa_event_purge(struct sefa_event_file *ef, uint64_t element);
 
 /*
  * conn.c: the connection's own socket.  Installing an fd waits for the
- * client: the functions that do, and the callers of those, take the lock
- * they run under as @held and let it go meanwhile.
+ * client: the functions that do, and the callers of those, run under the
+ * daemon lock (sefa_daemon_lock()) and let it go meanwhile.
  */
 int sefa_conn_recv_req(struct sefa_client *c, struct sefa_req *req);
 int sefa_conn_install_fd(struct sefa_client *c, int fd,
-			 enum sefa_fd_kind kind, int *client_fd,
-			 pthread_mutex_t *held);
+			 enum sefa_fd_kind kind, int *client_fd);
 
 #endif

@@ -25,11 +25,10 @@
 
 /*
  * Create an event file and install its client end in the caller, letting
- * @held go meanwhile (sefa_conn_install_fd()).
+ * the daemon lock go meanwhile (sefa_conn_install_fd()).
  */
 int sefa_event_file_new(struct sefa_client *c, enum sefa_fd_kind kind,
-			size_t reclen, struct sefa_event_file **out,
-			pthread_mutex_t *held)
+			size_t reclen, struct sefa_event_file **out)
 {
 	struct sefa_event_file *ef;
 	struct stat st;
@@ -47,7 +46,7 @@ int sefa_event_file_new(struct sefa_client *c, enum sefa_fd_kind kind,
 		ret = -errno;
 		goto err_close;
 	}
-	ret = sefa_conn_install_fd(c, sv[1], kind, &ef->client_fd, held);
+	ret = sefa_conn_install_fd(c, sv[1], kind, &ef->client_fd);
 	if (ret)
 		goto err_close;
 	ef->fd = sv[0];

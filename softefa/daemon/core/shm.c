@@ -138,11 +138,11 @@ void sefa_mmap_remove_all(struct sefa_client *c)
 
 /*
  * mmap(2) of the uverbs fd at offset @key for @len bytes.  Hands the memfd
- * over, letting @held go meanwhile (sefa_conn_install_fd()), and returns
- * the offset inside it where the shim must map.
+ * over, letting the daemon lock go meanwhile (sefa_conn_install_fd()), and
+ * returns the offset inside it where the shim must map.
  */
 int64_t sefa_uverbs_mmap(struct sefa_client *c, uint64_t key, uint64_t len,
-			 uint64_t flags, pthread_mutex_t *held)
+			 uint64_t flags)
 {
 	struct sefa_mmap_entry *e = NULL;
 	unsigned int i;
@@ -161,6 +161,6 @@ int64_t sefa_uverbs_mmap(struct sefa_client *c, uint64_t key, uint64_t len,
 	if (len > e->shm->len - e->off)
 		return -EINVAL;
 	off = e->off;
-	ret = sefa_conn_install_fd(c, e->shm->fd, SEFA_FD_MEMORY, &fd, held);
+	ret = sefa_conn_install_fd(c, e->shm->fd, SEFA_FD_MEMORY, &fd);
 	return ret ? ret : (int64_t)off;
 }

@@ -43,6 +43,7 @@ int sefa_devices_init(struct sefa_daemon *d, unsigned int ndev)
 		if (!dev->mr || !dev->mr_gen)
 			return -ENOMEM;
 
+		pthread_mutex_init(&dev->lock, NULL);
 		dev->index = i;
 		dev->profile = d->profile;
 		snprintf(dev->name, sizeof(dev->name), "efa_%u", i);
@@ -66,6 +67,48 @@ int sefa_devices_init(struct sefa_daemon *d, unsigned int ndev)
 		}
 	}
 	return 0;
+}
+
+/*
+ * The daemon lock, then every device's, in their order: what a command,
+ * the MAD layer and the wire need to see every device at rest.  An
+ * engine of one device takes only that device's lock, and no other lock
+ * while it holds it but leaf ones, so that this order cannot deadlock.
+ */
+void sefa_daemon_lock(struct sefa_daemon *d)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&d->lock);
+	for (i = 0; i < d->ndev; i++)
+		pthread_mutex_lock(&d->dev[i].lock);
+}
+
+void sefa_daemon_unlock(struct sefa_daemon *d)
+{
+	unsigned int i = d->ndev;
+
+	while (i--)
+		pthread_mutex_unlock(&d->dev[i].lock);
+	pthread_mutex_unlock(&d->lock);
+}
+
+/*
+ * Wait on @cond, which is signalled under the daemon lock, with the
+ * devices' locks let go too, so that their engines run meanwhile.
+ */
+int sefa_daemon_cond_timedwait(struct sefa_daemon *d, pthread_cond_t *cond,
+			       const struct timespec *abstime)
+{
+	unsigned int i = d->ndev;
+	int ret;
+
+	while (i--)
+		pthread_mutex_unlock(&d->dev[i].lock);
+	ret = pthread_cond_timedwait(cond, &d->lock, abstime);
+	for (i = 0; i < d->ndev; i++)
+		pthread_mutex_lock(&d->dev[i].lock);
+	return ret;
 }
 
 void sefa_gid_str(const uint8_t gid[16], char *buf, size_t len)

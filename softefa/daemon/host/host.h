@@ -114,6 +114,20 @@ struct sefa_counters {
 	uint64_t dup_drops;	/* packets that came twice, not delivered twice */
 };
 
+/*
+ * How the engine slept, for softefa stats: its sleeps, those a wake ended
+ * (a provider's after its doorbell, or a command's), and the timed looks
+ * that found doorbells rung without a wake.
+ */
+struct sefa_engine_counters {
+	uint64_t sleeps;
+	uint64_t woken;
+	uint64_t unannounced;
+};
+
+struct nic_engine;
+struct sefa_shm;
+
 struct sefa_device {
 	unsigned int index;
 	char name[32];			/* ib device name, efa_N */
@@ -125,7 +139,16 @@ struct sefa_device {
 	const struct sefa_profile *profile;
 	struct sefa_mad_port *mad;	/* QP0/QP1 of port 1, when has_mad */
 
-	/* The device's object tables, under the daemon lock. */
+	/*
+	 * What the device's engine works on: its object tables, queues,
+	 * keys and counters.  The engine of this device alone holds @lock
+	 * for its pass; everyone else takes the daemon lock and then every
+	 * device's (sefa_daemon_lock()).
+	 */
+	pthread_mutex_t lock;
+	struct nic_engine *engine;	/* the one that serves it, once started */
+	struct sefa_shm *wake_page;	/* that engine's (nic/watch.c) */
+	struct sefa_engine_counters engine_cnt;	/* of that engine */
 	struct sefa_qp *qp[SEFA_MAX_QP_IDX];
 	uint8_t qp_gen[SEFA_MAX_QP_IDX];
 	struct sefa_dev_ah ah[SEFA_MAX_AH];	/* by AH number */
@@ -161,17 +184,6 @@ struct sefa_wire_opts {
 	unsigned int delay_us;
 };
 
-/*
- * How the engine slept, for softefa stats: its sleeps, those a wake ended
- * (a provider's after its doorbell, or a command's), and the timed looks
- * that found doorbells rung without a wake.
- */
-struct sefa_engine_counters {
-	uint64_t sleeps;
-	uint64_t woken;
-	uint64_t unannounced;
-};
-
 /* What the wire did, for softefa stats. */
 struct sefa_wire_counters {
 	uint64_t tx_pkts;
@@ -184,8 +196,6 @@ struct sefa_wire_counters {
 };
 
 struct nic_net;
-struct nic_watch;
-struct sefa_shm;
 struct sefa_mm;
 
 /*
@@ -234,28 +244,25 @@ struct sefa_daemon {
 	struct sefa_wire_opts wire;
 	struct nic_net *net;		/* the NIC's sockets, when wire.on */
 	struct sefa_wire_counters wire_cnt;
-	struct sefa_engine_counters engine_cnt;	/* under the lock */
 	unsigned int ndev;
 	struct sefa_device dev[SEFA_MAX_DEVICES];
 
 	/*
-	 * The "kernel lock": clients list, every object, and the engine's
-	 * pass over the queues.
+	 * The "kernel lock": clients list, every object, the MAD layer and
+	 * the wire to other hosts.  Taken with every device's lock after it
+	 * (sefa_daemon_lock()), but for the engines' passes (nic/task.c).
 	 */
 	pthread_mutex_t lock;
-	pthread_t engine;
-	bool engine_stop;
+	/* The engine threads (nic/task.c): one per device, or one for all. */
+	struct nic_engine *engines[SEFA_MAX_DEVICES];
+	unsigned int nengines;
 	/*
 	 * Timed work of a higher layer (the MAD layer's timeouts and
-	 * retries) that the engine does on each pass; set before it starts.
+	 * retries) that the first engine does, under the daemon lock; set
+	 * before it starts.  @tick_asked: a command ran, so do it soon.
 	 */
 	unsigned int (*engine_tick)(struct sefa_daemon *d);
-	/*
-	 * What wakes the engine (nic/watch.c), and its page, which every
-	 * context may map; set before the engine starts.
-	 */
-	struct nic_watch *watch;
-	struct sefa_shm *wake_page;
+	atomic_bool tick_asked;
 	struct sefa_client *clients;
 	unsigned int nclients;
 	struct sefa_caps caps;
@@ -299,6 +306,10 @@ void sefa_sysfs_remove(const struct sefa_daemon *d);
 
 /* device.c */
 int sefa_devices_init(struct sefa_daemon *d, unsigned int ndev);
+void sefa_daemon_lock(struct sefa_daemon *d);
+void sefa_daemon_unlock(struct sefa_daemon *d);
+int sefa_daemon_cond_timedwait(struct sefa_daemon *d, pthread_cond_t *cond,
+			       const struct timespec *abstime);
 void sefa_gid_str(const uint8_t gid[16], char *buf, size_t len);
 
 #endif

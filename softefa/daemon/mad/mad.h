@@ -371,7 +371,7 @@ int sefa_mad_init(struct sefa_daemon *d);
 unsigned int sefa_mad_tick(struct sefa_daemon *d);
 void sefa_mad_wire_in(struct sefa_daemon *d, const struct sefa_mad_frame *f);
 int sefa_umad_open(struct sefa_client *c, unsigned int index, bool issm,
-		   bool nonblock, pthread_mutex_t *held);
+		   bool nonblock);
 int64_t sefa_umad_call(struct sefa_client *c, const struct sefa_req *req);
 void sefa_umad_close(struct sefa_client *c);
 

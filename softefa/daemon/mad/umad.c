@@ -111,10 +111,10 @@ static bool peer_gone(const struct sefa_client *c)
 
 /*
  * issmN: one holder per port; the next opener waits for it to close (or
- * hears EAGAIN).  @held, the daemon lock, is let go while it waits.
+ * hears EAGAIN).  The daemon lock is let go while it waits.
  */
 static int take_sm(struct sefa_client *c, struct sefa_mad_port *port,
-		   bool nonblock, pthread_mutex_t *held)
+		   bool nonblock)
 {
 	struct sefa_daemon *d = c->d;
 
@@ -131,7 +131,7 @@ static int take_sm(struct sefa_client *c, struct sefa_mad_port *port,
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000L;
 		}
-		pthread_cond_timedwait(&d->sm_cond, held, &ts);
+		sefa_daemon_cond_timedwait(d, &d->sm_cond, &ts);
 	}
 	port->sm_holder = c->umad;
 	port->dev->cap_mask |= SEFA_CAP_IS_SM;
@@ -140,13 +140,13 @@ static int take_sm(struct sefa_client *c, struct sefa_mad_port *port,
 }
 
 /*
- * open() of umadN or issmN.  @held, the daemon lock, is let go while the
+ * open() of umadN or issmN.  The daemon lock is let go while the
  * readiness fd is installed and while issmN waits for the port's holder:
  * the new file is nobody else's before the return, and the holder is
  * looked at again after each wait.
  */
 int sefa_umad_open(struct sefa_client *c, unsigned int index, bool issm,
-		   bool nonblock, pthread_mutex_t *held)
+		   bool nonblock)
 {
 	struct sefa_daemon *d = c->d;
 	struct sefa_mad_port *port;
@@ -160,13 +160,13 @@ int sefa_umad_open(struct sefa_client *c, unsigned int index, bool issm,
 	if (!f)
 		return -ENOMEM;
 	ret = issm ? 0 : sefa_event_file_new(c, SEFA_FD_UMAD_READY, 1,
-						  &f->ready, held);
+						  &f->ready);
 	if (ret)
 		goto err_free;
 	c->umad = f;
 	if (!issm)
 		return 0;
-	ret = take_sm(c, port, nonblock, held);
+	ret = take_sm(c, port, nonblock);
 	if (!ret)
 		return 0;
 	c->umad = NULL;

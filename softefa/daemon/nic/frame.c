@@ -234,6 +234,34 @@ size_t nic_frame_trailer(uint64_t len, uint8_t *buf)
 	return pad + ICRC_LEN;
 }
 
+/*
+ * One packet of @pkt, whole, into @buf (NIC_FRAME_MAX bytes): an answer,
+ * or the part of a request's message from pkt->off on, up to
+ * NIC_WIRE_CHUNK bytes, read from the requester's buffers unless the
+ * packet carries them.  Returns its length, or -EFAULT when those buffers
+ * cannot be read.
+ */
+ssize_t nic_frame_pkt(const struct sefa_pkt *pkt, uint8_t *buf)
+{
+	bool ack = pkt->op == SEFA_PKT_ACK;
+	uint64_t len = ack ? pkt->len : pkt->len - pkt->off;
+	size_t n;
+
+	if (len > NIC_WIRE_CHUNK)
+		len = NIC_WIRE_CHUNK;
+	n = nic_frame_hdr(pkt, len, buf);
+	/* A read request's RETH asks for @len bytes; it carries none. */
+	if (!ack && pkt->op == SEFA_PKT_READ)
+		len = 0;
+	if (pkt->data)
+		memcpy(buf + n, (const uint8_t *)pkt->data +
+		       (ack ? 0 : pkt->off), len);
+	else if (len && nic_dma_buf(&pkt->segs, pkt->off, buf + n, len, false))
+		return -EFAULT;
+	n += len;
+	return n + nic_frame_trailer(len, buf + n);
+}
+
 /* Which headers follow BTH for an operation, and what it is. */
 struct op_shape {
 	bool known;

@@ -74,6 +74,9 @@ enum sefa_pkt_op {
  */
 #define NIC_WIRE_CHUNK		(32 * 1024)
 
+/* frame.c: packets as bytes on the wire (softefa-wire(7)) */
+#define NIC_FRAME_MAX		(64 + NIC_WIRE_CHUNK + 8)
+
 /*
  * A packet between the stages: a request from a requester to a responder,
  * or the answer back to the requester's completer.  Devices are named by
@@ -138,15 +141,25 @@ typedef void nic_xmit_fn(struct nic_engine *eng, const struct sefa_pkt *pkt);
 #define AHEAD_BYTES		(64 * 1024)
 
 /*
- * One engine thread's own: the daemon it serves, the time of its pass,
- * the wire its stages send on, the WQE whose packet is on it, and the
- * buffers its stages share, too big for its stack (the payload bounce, the
- * two sides' segments, a UMR's list, the WQEs read ahead and their
- * payloads).  Every stage is handed it, so that nothing of the NIC is
+ * One engine thread's own: the daemon and the devices it serves, its
+ * sleep and its inbox, the time of its pass, the wire its stages send on,
+ * the WQE whose packet is on it, and the buffers its stages share, too big
+ * for its stack (the payload bounce, the two sides' segments, a UMR's
+ * list, the WQEs read ahead and their payloads, a packet to another
+ * engine).  Every stage is handed it, so that nothing of the NIC is
  * file-static.
  */
+struct nic_watch;
+struct nic_inbox;
+
 struct nic_engine {
 	struct sefa_daemon *d;
+	unsigned int first, ndev;	/* d->dev[first], and ndev-1 after it */
+	struct nic_watch *watch;	/* its sleep (watch.c), as a thread */
+	struct nic_inbox *inbox;	/* from the other engines (inbox.c) */
+	pthread_t thread;
+	atomic_bool stop;
+	uint64_t tick_ns;		/* the higher layer's timed work, last */
 	uint64_t now;			/* CLOCK_MONOTONIC ns, at the pass */
 	nic_xmit_fn *xmit;		/* nic_wire_xmit, or a test's */
 	struct nic_send *send;		/* awaiting its answer */
@@ -158,13 +171,13 @@ struct nic_engine {
 	const uint8_t *ahead_data[AHEAD_WQES];
 	struct dma_seg ahead_segs[AHEAD_SEGS];
 	uint8_t ahead_buf[AHEAD_BYTES];
+	uint8_t frame[NIC_FRAME_MAX];
 };
 
-/* frame.c: packets as bytes on the wire (softefa-wire(7)) */
-#define NIC_FRAME_MAX		(64 + NIC_WIRE_CHUNK + 8)
-
+/* frame.c */
 size_t nic_frame_hdr(const struct sefa_pkt *pkt, uint64_t len, uint8_t *buf);
 size_t nic_frame_trailer(uint64_t len, uint8_t *buf);
+ssize_t nic_frame_pkt(const struct sefa_pkt *pkt, uint8_t *buf);
 int nic_frame_parse(const uint8_t *buf, size_t len, struct sefa_pkt *pkt);
 
 /* net.c: the sockets to other hosts, and the faults they inject */
@@ -227,6 +240,13 @@ bool nic_comp_overdue(const struct nic_engine *eng, const struct sefa_qp *qp,
 bool nic_comp_timeout(struct nic_engine *eng, struct nic_send *s);
 void nic_comp_flush(struct sefa_qp *qp);
 
+/* inbox.c: packets between the engines of this daemon */
+int nic_inbox_open(struct nic_engine *eng);
+void nic_inbox_close(struct nic_engine *eng);
+void nic_inbox_xmit(struct nic_engine *eng, struct sefa_device *dev,
+		    const struct sefa_pkt *pkt);
+unsigned int nic_inbox_poll(struct nic_engine *eng);
+
 /* task.c */
 void nic_engine_init(struct nic_engine *eng, struct sefa_daemon *d);
 struct nic_engine *nic_engine_new(struct sefa_daemon *d);
@@ -234,19 +254,20 @@ unsigned int nic_engine_run(struct nic_engine *eng);
 unsigned int nic_engine_pass(struct nic_engine *eng);
 
 /* watch.c */
-int nic_watch_open(struct sefa_daemon *d);
-void nic_watch_close(struct sefa_daemon *d);
-void nic_watch_doze(struct sefa_daemon *d);
-void nic_watch_doorbell(struct sefa_daemon *d, const uint32_t *db,
+int nic_watch_open(struct nic_engine *eng);
+void nic_watch_close(struct nic_engine *eng);
+void nic_watch_doze(struct nic_watch *w);
+void nic_watch_doorbell(struct nic_watch *w, const uint32_t *db,
 			uint32_t seen);
-void nic_watch_rouse(struct sefa_daemon *d);
-void nic_watch_polling(struct sefa_daemon *d, bool on);
+void nic_watch_rouse(struct nic_watch *w);
+void nic_watch_polling(struct nic_watch *w, bool on);
+void nic_watch_kick(struct nic_watch *w);
 enum nic_watch_wake {
 	WATCH_TIMEOUT,			/* the time came */
 	WATCH_WAKE,			/* a wake, or a packet */
 	WATCH_STREAM,			/* a wake for a queue already busy */
 };
 
-enum nic_watch_wake nic_watch_sleep(struct sefa_daemon *d, long ns);
+enum nic_watch_wake nic_watch_sleep(struct nic_watch *w, long ns);
 
 #endif

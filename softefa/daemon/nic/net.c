@@ -460,12 +460,10 @@ int nic_net_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 {
 	struct sefa_daemon *d = eng->d;
 	struct nic_net *n = d->net;
-	bool ack = pkt->op == SEFA_PKT_ACK;
-	uint64_t len = ack ? pkt->len : pkt->len - pkt->off;
 	const uint8_t *dgid = pkt->dgid;
 	struct sockaddr_in6 to;
-	size_t hdr;
 	struct sefa_device *dev;
+	ssize_t len;
 
 	dev = n ? nic_wire_device(d, pkt->sgid) : NULL;
 	if (!dev)
@@ -476,26 +474,14 @@ int nic_net_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 			return -EHOSTUNREACH;
 	}
 	/* RC has no NAK for a QP that is not there: the sender times out. */
-	if (ack && pkt->qpt == IBV_QPT_RC &&
+	if (pkt->op == SEFA_PKT_ACK && pkt->qpt == IBV_QPT_RC &&
 	    pkt->status == EFA_IO_COMP_STATUS_LOCAL_ERROR_UNRESP_REMOTE)
 		return 0;
-	if (len > NIC_WIRE_CHUNK)
-		len = NIC_WIRE_CHUNK;
-
-	hdr = nic_frame_hdr(pkt, len, n->tx);
-	/* A read request's RETH asks for @len bytes; it carries none. */
-	if (!ack && pkt->op == SEFA_PKT_READ)
-		len = 0;
-	if (pkt->data)
-		memcpy(n->tx + hdr, (const uint8_t *)pkt->data +
-		       (ack ? 0 : pkt->off), len);
-	else if (len && nic_dma_buf(&pkt->segs, pkt->off, n->tx + hdr, len,
-				    false))
-		return -EFAULT;
-	hdr += len;
-	hdr += nic_frame_trailer(len, n->tx + hdr);
+	len = nic_frame_pkt(pkt, n->tx);
+	if (len < 0)
+		return len;
 	gid_sockaddr(d, dgid, &to);
-	send_faulty(d, eng->now, n->fd[dev->index], &to, hdr);
+	send_faulty(d, eng->now, n->fd[dev->index], &to, len);
 	return 0;
 }
 

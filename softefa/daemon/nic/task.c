@@ -1,11 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The engine thread: its passes over every device's CQs and QPs, and its
- * naps between them.
+ * The engine threads: their passes over their devices' CQs and QPs, and
+ * their naps between them.
+ *
+ * Without a wire, each device has an engine of its own, which holds only
+ * that device's lock for its pass: QPs of different devices do not wait
+ * for each other, as on a host with several NICs.  Packets between them
+ * go through the engines' inboxes (inbox.c).  With a wire, one engine
+ * serves every device under the daemon lock: the sockets, the LID tables
+ * and the MAD layer that packets from other hosts reach are the daemon's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -24,9 +32,9 @@ static uint64_t now_ns(void)
 }
 
 /*
- * One pass at the engine's time: what came from other hosts, every armed
- * CQ looked at, then each QP's flush, send queue and due retries, then the
- * hook's timed work.  Returns the work done.
+ * One pass at the engine's time: what came from other hosts and other
+ * engines, every armed CQ of its devices looked at, then each QP's flush,
+ * send queue and due retries.  Returns the work done.
  */
 unsigned int nic_engine_run(struct nic_engine *eng)
 {
@@ -34,7 +42,8 @@ unsigned int nic_engine_run(struct nic_engine *eng)
 	unsigned int work = 0, i, q;
 
 	work += nic_net_poll(eng);
-	for (i = 0; i < d->ndev; i++) {
+	work += nic_inbox_poll(eng);
+	for (i = eng->first; i < eng->first + eng->ndev; i++) {
 		struct sefa_cq *cq;
 
 		for (cq = d->dev[i].armable; cq; cq = cq->next_armable)
@@ -54,7 +63,7 @@ unsigned int nic_engine_run(struct nic_engine *eng)
 				work += nic_req_retry(eng, qp);
 		}
 	}
-	return d->engine_tick ? work + d->engine_tick(d) : work;
+	return work;
 }
 
 /* One pass, now. */
@@ -92,11 +101,12 @@ static void engine_priority(void)
 }
 
 /* The send queues' doorbells the sleep waits on, as the last look saw. */
-static void engine_watch_doorbells(struct sefa_daemon *d)
+static void engine_watch_doorbells(struct nic_engine *eng)
 {
+	struct sefa_daemon *d = eng->d;
 	unsigned int i, q;
 
-	for (i = 0; i < d->ndev; i++) {
+	for (i = eng->first; i < eng->first + eng->ndev; i++) {
 		for (q = 0; q < SEFA_MAX_QP_IDX; q++) {
 			struct sefa_qp *qp = d->dev[i].qp[q];
 			uint8_t *db;
@@ -105,10 +115,31 @@ static void engine_watch_doorbells(struct sefa_daemon *d)
 			if (!qp || qp->state < IBV_QPS_RTS)
 				continue;
 			db = (uint8_t *)qp->db->addr + SEFA_SQ_DB_OFF;
-			nic_watch_doorbell(d, (const uint32_t *)db,
+			nic_watch_doorbell(eng->watch, (const uint32_t *)db,
 					   qp->sq_db_seen);
 		}
 	}
+}
+
+/*
+ * Whether @eng serves every device: it then holds the daemon lock for its
+ * passes and does the higher layer's timed work in each; an engine of one
+ * device of several holds that device's lock alone.
+ */
+static bool engine_whole(const struct nic_engine *eng)
+{
+	return eng->ndev == eng->d->ndev;
+}
+
+/* One pass, and the higher layer's timed work with it when it is ours. */
+static unsigned int engine_pass(struct nic_engine *eng)
+{
+	struct sefa_daemon *d = eng->d;
+	unsigned int work = nic_engine_pass(eng);
+
+	if (d->engine_tick && engine_whole(eng))
+		work += d->engine_tick(d);
+	return work;
 }
 
 /*
@@ -118,59 +149,109 @@ static void engine_watch_doorbells(struct sefa_daemon *d)
  * on the send queues' doorbells too, with the values this look saw, so
  * that a wake that lands before the wait began is not lost: the doorbell
  * it came for has moved, and the wait ends at once.  A packet from another
- * host needs no second look: the sleep polls the sockets.
+ * host needs no second look: the sleep polls the sockets.  One from
+ * another engine comes with a wake.
  */
 static unsigned int engine_look(struct nic_engine *eng)
 {
-	struct sefa_daemon *d = eng->d;
-	unsigned int work = nic_engine_pass(eng);
+	unsigned int work = engine_pass(eng);
 
 	if (work)
 		return work;
-	nic_watch_doze(d);
-	nic_net_read_none(d);
-	work = nic_engine_pass(eng);
+	nic_watch_doze(eng->watch);
+	nic_net_read_none(eng->d);
+	work = engine_pass(eng);
 	if (work) {
-		nic_watch_rouse(d);
+		nic_watch_rouse(eng->watch);
 		return work;
 	}
-	engine_watch_doorbells(d);
+	engine_watch_doorbells(eng);
 	return 0;
+}
+
+/* How often an engine of one device does the higher layer's timed work. */
+#define TICK_NS		(1000 * 1000L)
+
+/*
+ * The higher layer's timed work, for the first of several engines: under
+ * the daemon lock, so apart from its passes.  Soon after a command, which
+ * may have given it work; else at most every TICK_NS, about as often as
+ * the MAD layer's shortest timeouts need.
+ */
+static unsigned int engine_tick_apart(struct nic_engine *eng)
+{
+	struct sefa_daemon *d = eng->d;
+	uint64_t now = now_ns();
+	unsigned int work;
+
+	if (!d->engine_tick || engine_whole(eng) || eng->first)
+		return 0;
+	if (!atomic_exchange(&d->tick_asked, false) &&
+	    now - eng->tick_ns < TICK_NS)
+		return 0;
+	eng->tick_ns = now;
+	sefa_daemon_lock(d);
+	work = d->engine_tick(d);
+	sefa_daemon_unlock(d);
+	return work;
+}
+
+/*
+ * What a pass reads and writes (its devices' tables, QPs, CQs, keys and
+ * counters) is also the commands'.
+ */
+static void engine_lock(struct nic_engine *eng)
+{
+	if (engine_whole(eng))
+		sefa_daemon_lock(eng->d);
+	else
+		pthread_mutex_lock(&eng->d->dev[eng->first].lock);
+}
+
+static void engine_unlock(struct nic_engine *eng)
+{
+	if (engine_whole(eng))
+		sefa_daemon_unlock(eng->d);
+	else
+		pthread_mutex_unlock(&eng->d->dev[eng->first].lock);
+}
+
+/* "engine", or "engine efa_N" for one device's, as top and perf show. */
+static void engine_name(const struct nic_engine *eng)
+{
+	char name[48] = "engine";
+
+	if (!engine_whole(eng))
+		snprintf(name, sizeof(name), "engine %s",
+			 eng->d->dev[eng->first].name);
+	name[15] = '\0';		/* what a thread's name holds */
+	pthread_setname_np(pthread_self(), name);
 }
 
 static void *engine_main(void *arg)
 {
 	struct nic_engine *eng = arg;
-	struct sefa_daemon *d = eng->d;
+	struct sefa_engine_counters *cnt = &eng->d->dev[eng->first].engine_cnt;
 	long poll = POLL_MAX_NS;
 	unsigned int busy = 0;
 	enum nic_watch_wake why = WATCH_WAKE;
 	bool slept = false;
 
+	engine_name(eng);
 	/* Sleeps this short are only worth it with a precise timer. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	engine_priority();
-	for (;;) {
-		unsigned int work;
+	while (!atomic_load(&eng->stop)) {
+		unsigned int work = engine_tick_apart(eng);
 
-		/*
-		 * The daemon lock: the objects the pass reads and writes
-		 * (devices' tables, QPs, CQs, keys, counters) are also the
-		 * commands', and the stop flag is main's.
-		 */
-		pthread_mutex_lock(&d->lock);
-		if (d->engine_stop) {
-			pthread_mutex_unlock(&d->lock);
-			free(eng);
-			return NULL;
-		}
-		work = engine_look(eng);
+		engine_lock(eng);
+		work += engine_look(eng);
 		if (slept) {
-			d->engine_cnt.sleeps++;
-			d->engine_cnt.woken += why != WATCH_TIMEOUT;
-			d->engine_cnt.unannounced += why == WATCH_TIMEOUT && work;
+			cnt->sleeps++;
+			cnt->woken += why != WATCH_TIMEOUT;
+			cnt->unannounced += why == WATCH_TIMEOUT && work;
 		}
-		pthread_mutex_unlock(&d->lock);
+		engine_unlock(eng);
 
 		/* work that a timed look found came unannounced */
 		if (slept && why == WATCH_TIMEOUT)
@@ -183,34 +264,35 @@ static void *engine_main(void *arg)
 		/*
 		 * Busy, go round again, but sleep now and then: at real-time
 		 * priority a flood of doorbells must not starve the host.  In
-		 * between, other hosts' engines at the same priority get
-		 * their turn, or a busy host would starve them past their
-		 * peers' retry budgets.
+		 * between, other engines at the same priority get their
+		 * turn, or a busy one would starve them past their peers'
+		 * retry budgets.
 		 */
 		if (work) {
 			if (++busy % BUSY_PASSES) {
 				sched_yield();
 				continue;
 			}
-			nic_watch_doze(d);
-			nic_watch_sleep(d, POLL_MIN_NS);
+			nic_watch_doze(eng->watch);
+			nic_watch_sleep(eng->watch, POLL_MIN_NS);
 			continue;
 		}
-		nic_watch_polling(d, poll == POLL_MIN_NS);
-		why = nic_watch_sleep(d, poll);
+		nic_watch_polling(eng->watch, poll == POLL_MIN_NS);
+		why = nic_watch_sleep(eng->watch, poll);
 		slept = true;
 	}
+	return NULL;
 }
 
-/* An engine of @d that has done nothing yet, over whatever @eng held. */
+/* An engine of every device of @d that has done nothing yet. */
 void nic_engine_init(struct nic_engine *eng, struct sefa_daemon *d)
 {
 	memset(eng, 0, sizeof(*eng));
 	eng->d = d;
+	eng->ndev = d->ndev;
 	eng->xmit = nic_wire_xmit;
 }
 
-/* The engine thread owns its state and frees it when it stops. */
 struct nic_engine *nic_engine_new(struct sefa_daemon *d)
 {
 	struct nic_engine *eng = malloc(sizeof(*eng));
@@ -221,35 +303,101 @@ struct nic_engine *nic_engine_new(struct sefa_daemon *d)
 	return eng;
 }
 
-int sefa_engine_start(struct sefa_daemon *d)
+/* An engine of @ndev devices from @first on, with its sleep and inbox. */
+static struct nic_engine *engine_new(struct sefa_daemon *d,
+				     unsigned int first, unsigned int ndev)
 {
 	struct nic_engine *eng = nic_engine_new(d);
-	int ret;
+	unsigned int i;
 
 	if (!eng)
-		return -ENOMEM;
-	ret = nic_watch_open(d);
-	if (ret)
+		return NULL;
+	eng->first = first;
+	eng->ndev = ndev;
+	if (nic_watch_open(eng))
 		goto err_free;
-	ret = -pthread_create(&d->engine, NULL, engine_main, eng);
-	if (ret)
+	if (!engine_whole(eng) && nic_inbox_open(eng))
 		goto err_watch;
-	return 0;
+	for (i = first; i < first + ndev; i++)
+		d->dev[i].engine = eng;
+	return eng;
 
 err_watch:
-	nic_watch_close(d);
+	nic_watch_close(eng);
 err_free:
 	free(eng);
+	return NULL;
+}
+
+static void engine_free(struct nic_engine *eng)
+{
+	unsigned int i;
+
+	for (i = eng->first; i < eng->first + eng->ndev; i++)
+		eng->d->dev[i].engine = NULL;
+	nic_inbox_close(eng);
+	nic_watch_close(eng);
+	free(eng);
+}
+
+/*
+ * The engines, all made before any starts, so that none sends to one
+ * without an inbox yet.
+ */
+int sefa_engine_start(struct sefa_daemon *d)
+{
+	unsigned int n = d->net ? 1 : d->ndev, i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		struct nic_engine *eng = n == 1 ? engine_new(d, 0, d->ndev) :
+						  engine_new(d, i, 1);
+
+		if (!eng) {
+			ret = -ENOMEM;
+			goto err_engines;
+		}
+		d->engines[d->nengines++] = eng;
+	}
+	for (i = 0; i < n; i++) {
+		ret = -pthread_create(&d->engines[i]->thread, NULL, engine_main,
+				      d->engines[i]);
+		if (ret)
+			goto err_threads;
+	}
+	return 0;
+
+err_threads:
+	d->nengines = i;
+	sefa_engine_stop(d);
+	return ret;
+err_engines:
+	while (d->nengines)
+		engine_free(d->engines[--d->nengines]);
 	return ret;
 }
 
+/*
+ * The engines started, told to stop, then taken out of the daemon (under
+ * its lock, which a client's kick takes) and freed once none runs.
+ */
 void sefa_engine_stop(struct sefa_daemon *d)
 {
-	/* the stop flag, which the engine reads at each pass */
-	pthread_mutex_lock(&d->lock);
-	d->engine_stop = true;
-	pthread_mutex_unlock(&d->lock);
-	sefa_engine_kick(d);
-	pthread_join(d->engine, NULL);
-	nic_watch_close(d);
+	struct nic_engine *gone[SEFA_MAX_DEVICES];
+	unsigned int i;
+
+	for (i = 0; i < d->nengines; i++) {
+		atomic_store(&d->engines[i]->stop, true);
+		nic_watch_kick(d->engines[i]->watch);
+	}
+	for (i = 0; i < d->nengines; i++)
+		pthread_join(d->engines[i]->thread, NULL);
+	sefa_daemon_lock(d);
+	memcpy(gone, d->engines, sizeof(gone));
+	memset(d->engines, 0, sizeof(d->engines));
+	d->nengines = 0;
+	sefa_daemon_unlock(d);
+	for (i = 0; i < SEFA_MAX_DEVICES; i++)
+		if (gone[i])
+			engine_free(gone[i]);
 }

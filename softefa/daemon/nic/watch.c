@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The engine's sleep, and what ends it.
+ * An engine's sleep, and what ends it.  Each engine thread has its own
+ * watch and wake page, which the contexts of the devices it serves map.
  *
  * Doorbells are plain stores into shared pages, as on hardware, and a
  * thread that polled them without end would take a whole core from the
@@ -37,6 +38,7 @@
 #define WATCH_MAX	128
 
 struct nic_watch {
+	struct sefa_daemon *d;
 	struct sefa_shm *page;
 	_Atomic uint32_t *word;		/* the page's, efa_ext_abi.h */
 	bool waitv;			/* the kernel has futex_waitv() */
@@ -128,13 +130,17 @@ static void *relay_main(void *arg)
 	return NULL;
 }
 
-int nic_watch_open(struct sefa_daemon *d)
+/* The watch of @eng, whose page its devices' contexts are given. */
+int nic_watch_open(struct nic_engine *eng)
 {
+	struct sefa_daemon *d = eng->d;
 	struct nic_watch *w = calloc(1, sizeof(*w));
+	unsigned int i;
 	int ret = -ENOMEM;
 
 	if (!w)
 		return -ENOMEM;
+	w->d = d;
 	w->kick_fd = -1;
 	w->page = sefa_shm_new_ro(SEFA_PAGE_SIZE);
 	if (!w->page)
@@ -156,8 +162,9 @@ int nic_watch_open(struct sefa_daemon *d)
 			goto err_fd;
 		w->relay_on = true;
 	}
-	d->watch = w;
-	d->wake_page = w->page;
+	eng->watch = w;
+	for (i = 0; i < eng->ndev; i++)
+		d->dev[eng->first + i].wake_page = w->page;
 	return 0;
 
 err_fd:
@@ -169,9 +176,10 @@ err_free:
 	return ret;
 }
 
-void nic_watch_close(struct sefa_daemon *d)
+void nic_watch_close(struct nic_engine *eng)
 {
-	struct nic_watch *w = d->watch;
+	struct nic_watch *w = eng->watch;
+	unsigned int i;
 
 	if (!w)
 		return;
@@ -182,8 +190,9 @@ void nic_watch_close(struct sefa_daemon *d)
 		pthread_join(w->relay, NULL);
 		close(w->kick_fd);
 	}
-	d->watch = NULL;
-	d->wake_page = NULL;
+	eng->watch = NULL;
+	for (i = 0; i < eng->ndev; i++)
+		eng->d->dev[eng->first + i].wake_page = NULL;
 	sefa_shm_put(w->page);
 	free(w);
 }
@@ -194,10 +203,8 @@ void nic_watch_close(struct sefa_daemon *d)
  * word, the engine stores the word and then reads the doorbells, so one
  * of the two sees the other's store.
  */
-void nic_watch_doze(struct sefa_daemon *d)
+void nic_watch_doze(struct nic_watch *w)
 {
-	struct nic_watch *w = d->watch;
-
 	w->doze_v = atomic_fetch_add(w->word, 1) + 1;
 	w->nwait = 0;
 	w->full = false;
@@ -208,12 +215,10 @@ void nic_watch_doze(struct sefa_daemon *d)
  * the sleep that follows waits on it too (without a wire, which has its
  * own wait).
  */
-void nic_watch_doorbell(struct sefa_daemon *d, const uint32_t *db,
+void nic_watch_doorbell(struct nic_watch *w, const uint32_t *db,
 			uint32_t seen)
 {
-	struct nic_watch *w = d->watch;
-
-	if (!w->waitv || d->net)
+	if (!w->waitv || w->d->net)
 		return;
 	if (2 + w->nwait == WATCH_MAX) {
 		w->full = true;
@@ -229,21 +234,21 @@ void nic_watch_doorbell(struct sefa_daemon *d, const uint32_t *db,
  * microseconds: a provider may then leave out the wake for a queue that
  * had work outstanding.
  */
-void nic_watch_polling(struct sefa_daemon *d, bool on)
+void nic_watch_polling(struct nic_watch *w, bool on)
 {
-	_Atomic uint32_t *polling = d->watch->word + SEFA_WAKE_POLLING;
+	_Atomic uint32_t *polling = w->word + SEFA_WAKE_POLLING;
 
-	if (d->watch->waitv &&
+	if (w->waitv &&
 	    atomic_load_explicit(polling, memory_order_relaxed) != on)
 		atomic_store_explicit(polling, on, memory_order_relaxed);
 }
 
 /* Awake again, or not asleep after all. */
-void nic_watch_rouse(struct sefa_daemon *d)
+void nic_watch_rouse(struct nic_watch *w)
 {
 	/* Only the engine makes it even; a kick adds two. */
-	if (atomic_load(d->watch->word) & 1)
-		atomic_fetch_add(d->watch->word, 1);
+	if (atomic_load(w->word) & 1)
+		atomic_fetch_add(w->word, 1);
 }
 
 /*
@@ -251,14 +256,13 @@ void nic_watch_rouse(struct sefa_daemon *d)
  * ended the sleep: its time, a wake, or a wake for a queue that had work
  * outstanding already (a packet counts as a wake).
  */
-enum nic_watch_wake nic_watch_sleep(struct sefa_daemon *d, long ns)
+enum nic_watch_wake nic_watch_sleep(struct nic_watch *w, long ns)
 {
-	struct nic_watch *w = d->watch;
 	enum nic_watch_wake why;
 	uint64_t n;
 
-	if (d->net) {
-		why = nic_net_wait(d, w->kick_fd, ns) ? WATCH_WAKE :
+	if (w->d->net) {
+		why = nic_net_wait(w->d, w->kick_fd, ns) ? WATCH_WAKE :
 							WATCH_TIMEOUT;
 		if (read(w->kick_fd, &n, sizeof(n)) == sizeof(n))
 			why = n >= RELAY_STREAM ? WATCH_STREAM : WATCH_WAKE;
@@ -275,21 +279,28 @@ enum nic_watch_wake nic_watch_sleep(struct sefa_daemon *d, long ns)
 					      memory_order_relaxed);
 		why = watch_wait(w, w->doze_v, w->full ? 0 : w->nwait, ns);
 	}
-	nic_watch_rouse(d);
+	nic_watch_rouse(w);
 	return why;
 }
 
 /*
- * Wake the engine, if it sleeps: for the daemon's own threads.  The word
- * moves (by two: still odd) before the wake, so a sleep that has not begun
- * yet does not begin.
+ * Wake the engine of @w, if it sleeps: for the daemon's own threads and
+ * the other engines.  The word moves (by two: still odd) before the wake,
+ * so a sleep that has not begun yet does not begin.
  */
-void sefa_engine_kick(struct sefa_daemon *d)
+void nic_watch_kick(struct nic_watch *w)
 {
-	struct nic_watch *w = d->watch;
-
 	if (w && atomic_load(w->word) & 1) {
 		atomic_fetch_add(w->word, 2);
 		futex(w->word, FUTEX_WAKE, 1, NULL);
 	}
+}
+
+/* Wake every engine that sleeps; under the daemon lock, which keeps them. */
+void sefa_engine_kick(struct sefa_daemon *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nengines; i++)
+		nic_watch_kick(d->engines[i]->watch);
 }

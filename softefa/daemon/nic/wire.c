@@ -2,9 +2,10 @@
 /*
  * The wire: takes a packet to the device it is addressed to, a request to
  * that device's responder and an answer to its completer.  Between the
- * devices of this daemon it is a short path, where a packet arrives before
- * nic_wire_xmit() returns; to another host's, it is the network (net.c),
- * and the answer comes in later, on an engine pass.
+ * devices of one engine it is a short path, where a packet arrives before
+ * nic_wire_xmit() returns; to a device of another engine of this daemon,
+ * it is that engine's inbox (inbox.c), and to another host's, the network
+ * (net.c): the answer comes in later, on an engine pass.
  */
 #include <string.h>
 
@@ -78,6 +79,10 @@ void nic_wire_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 	struct sefa_device *dev = pkt->dlid ? device_by_lid(eng->d, pkt->dlid) :
 					      nic_wire_device(eng->d, pkt->dgid);
 
+	if (dev && dev->engine && dev->engine != eng) {
+		nic_inbox_xmit(eng, dev, pkt);
+		return;
+	}
 	if (dev && pkt->op == SEFA_PKT_ACK) {
 		nic_comp_recv(eng, dev, pkt);
 		return;

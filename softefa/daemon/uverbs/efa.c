@@ -46,8 +46,8 @@ int efa_alloc_ucontext(struct sefa_cmd *cmd)
 	resp->max_tx_batch = p->max_tx_batch;
 	resp->min_sq_wr = p->min_sq_wr;
 	/* the wake page, for userspace that left room to hear of it */
-	if (cmd->udata_out.len >= sizeof(ext) && cmd->c->d->wake_page) {
-		ret = sefa_mmap_insert(cmd->c, cmd->c->d->wake_page, 0,
+	if (cmd->udata_out.len >= sizeof(ext) && cmd->c->dev->wake_page) {
+		ret = sefa_mmap_insert(cmd->c, cmd->c->dev->wake_page, 0,
 				       SEFA_PAGE_SIZE, &key);
 		if (ret)
 			return ret;

@@ -9,18 +9,17 @@
 #include "verbs/verbs.h"
 
 /*
- * The decoders run a command under @held, the daemon lock; a command that
- * installs an fd in the client lets it go meanwhile (sefa_conn_install_fd()).
+ * The decoders run a command under the daemon lock (sefa_daemon_lock()); a
+ * command that installs an fd in the client lets it go meanwhile
+ * (sefa_conn_install_fd()).
  */
 
 /* uverbs_write.c */
-int sefa_uverbs_write(struct sefa_client *c, uint64_t buf, uint64_t count,
-		      pthread_mutex_t *held);
+int sefa_uverbs_write(struct sefa_client *c, uint64_t buf, uint64_t count);
 int sefa_invoke_write(struct sefa_cmd *cmd, uint32_t command);
 
 /* uverbs_ioctl.c */
-int sefa_uverbs_ioctl(struct sefa_client *c, uint64_t request, uint64_t arg,
-		      pthread_mutex_t *held);
+int sefa_uverbs_ioctl(struct sefa_client *c, uint64_t request, uint64_t arg);
 
 /* uverbs_cmd.c: the object commands of the write() ABI */
 int sefa_cmd_alloc_pd(struct sefa_cmd *cmd);
@@ -46,8 +45,7 @@ int sefa_cmd_get_context(struct sefa_cmd *cmd);
 int sefa_cmd_query_device(struct sefa_cmd *cmd);
 int sefa_cmd_ex_query_device(struct sefa_cmd *cmd);
 int sefa_cmd_query_port(struct sefa_cmd *cmd);
-int sefa_alloc_async_fd(struct sefa_client *c, int *client_fd,
-			pthread_mutex_t *held);
+int sefa_alloc_async_fd(struct sefa_client *c, int *client_fd);
 void sefa_client_release(struct sefa_client *c);
 
 /* efa.c: the efa kernel driver. */

@@ -135,7 +135,7 @@ int sefa_cmd_create_comp_channel(struct sefa_cmd *cmd)
 		return ret;
 	ret = sefa_event_file_new(c, SEFA_FD_COMP_EVENTS,
 				  sizeof(struct ib_uverbs_comp_event_desc),
-				  &ef, cmd->held);
+				  &ef);
 	if (ret)
 		return ret;
 	resp.fd = ef->client_fd;

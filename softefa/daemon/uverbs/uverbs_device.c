@@ -14,10 +14,9 @@
 
 /*
  * The async event file of the context: one per open uverbs fd here.
- * Installing it lets @held go meanwhile.
+ * Installing it lets the daemon lock go meanwhile.
  */
-int sefa_alloc_async_fd(struct sefa_client *c, int *client_fd,
-			pthread_mutex_t *held)
+int sefa_alloc_async_fd(struct sefa_client *c, int *client_fd)
 {
 	int ret;
 
@@ -25,7 +24,7 @@ int sefa_alloc_async_fd(struct sefa_client *c, int *client_fd,
 		return -EINVAL;
 	ret = sefa_event_file_new(c, SEFA_FD_ASYNC_EVENTS,
 				  sizeof(struct ib_uverbs_async_event_desc),
-				  &c->async, held);
+				  &c->async);
 	if (ret)
 		return ret;
 	*client_fd = c->async->client_fd;
@@ -60,7 +59,7 @@ int sefa_cmd_get_context(struct sefa_cmd *cmd)
 
 	/* The ioctl ABI allocates the async fd with its own method. */
 	if (!cmd->from_ioctl) {
-		ret = sefa_alloc_async_fd(c, &client_fd, cmd->held);
+		ret = sefa_alloc_async_fd(c, &client_fd);
 		if (ret)
 			return ret;
 		resp.async_fd = client_fd;

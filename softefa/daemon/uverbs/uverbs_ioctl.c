@@ -54,7 +54,6 @@ struct ioctl_method {
 
 struct bundle {
 	struct sefa_client *c;
-	pthread_mutex_t *held;	/* the daemon lock, as in struct sefa_cmd */
 	const struct ioctl_method *m;
 	uint64_t user_attrs;	/* where the attribute array lives */
 	unsigned int nattrs;
@@ -227,7 +226,6 @@ static void bundle_cmd(const struct bundle *b, struct sefa_cmd *cmd)
 {
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->c = b->c;
-	cmd->held = b->held;
 	cmd->from_ioctl = true;
 	attr_to_ubuf(get_attr(b, UVERBS_ATTR_UHW_IN), &cmd->udata_in);
 	attr_to_ubuf(get_attr(b, UVERBS_ATTR_UHW_OUT), &cmd->udata_out);
@@ -394,7 +392,7 @@ static int method_async_event_alloc(struct bundle *b)
 	ret = sefa_clear_user(b->c, at, sizeof(fd64));
 	if (ret)
 		return ret;
-	ret = sefa_alloc_async_fd(b->c, &fd, b->held);
+	ret = sefa_alloc_async_fd(b->c, &fd);
 	if (ret)
 		return ret;
 	fd64 = fd;
@@ -877,8 +875,7 @@ static int parse_attrs(struct bundle *b)
 }
 
 /* ioctl(2) on a uverbs fd.  Returns 0 or a negative errno. */
-int sefa_uverbs_ioctl(struct sefa_client *c, uint64_t request, uint64_t arg,
-		      pthread_mutex_t *held)
+int sefa_uverbs_ioctl(struct sefa_client *c, uint64_t request, uint64_t arg)
 {
 	struct ib_uverbs_ioctl_hdr hdr;
 	struct bundle *b;
@@ -903,7 +900,6 @@ int sefa_uverbs_ioctl(struct sefa_client *c, uint64_t request, uint64_t arg,
 	if (!b)
 		return -ENOMEM;
 	b->c = c;
-	b->held = held;
 	b->m = find_method(hdr.object_id, hdr.method_id);
 	if (!b->m) {
 		ret = -EPROTONOSUPPORT;

@@ -257,10 +257,9 @@ static int write_legacy(struct sefa_cmd *cmd, const struct write_method *m,
 }
 
 /* write(2) on a uverbs fd.  Returns the byte count or a negative errno. */
-int sefa_uverbs_write(struct sefa_client *c, uint64_t buf, uint64_t count,
-		      pthread_mutex_t *held)
+int sefa_uverbs_write(struct sefa_client *c, uint64_t buf, uint64_t count)
 {
-	struct sefa_cmd cmd = { .c = c, .held = held };
+	struct sefa_cmd cmd = { .c = c };
 	const struct write_method *m;
 	struct ib_uverbs_cmd_hdr hdr;
 	int ret;

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The path between the engines of this daemon.  Each device without a
+ * wire has an engine of its own (task.c), which alone holds the device's
+ * lock while it runs, so a packet for a device of another engine cannot
+ * be handed to its responder or completer there and then, as the short
+ * local path does.  It goes as a frame into that engine's inbox instead,
+ * as to another host but without a socket, and the other engine takes it
+ * on its next pass, woken if it sleeps.
+ *
+ * An inbox is a queue of frames, in the order they came, each with the
+ * device it is for and the GID it came from.  It holds what the senders'
+ * windows let out, up to INBOX_BYTES; past that, or when memory runs out,
+ * it drops what comes, as a wire would, and the requester's timer sends
+ * it again.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nic/loc.h"
+
+#define INBOX_BYTES	(64U << 20)
+
+struct inbox_rec {
+	struct inbox_rec *next;
+	unsigned int dev;		/* the index of the device it is for */
+	uint8_t sgid[16];		/* the sending device's */
+	size_t len;
+	uint8_t frame[];
+};
+
+struct nic_inbox {
+	pthread_mutex_t lock;		/* a leaf: no lock is taken under it */
+	struct inbox_rec *head, **tail;
+	size_t bytes;			/* of the frames queued */
+};
+
+int nic_inbox_open(struct nic_engine *eng)
+{
+	struct nic_inbox *in = calloc(1, sizeof(*in));
+
+	if (!in)
+		return -ENOMEM;
+	pthread_mutex_init(&in->lock, NULL);
+	in->tail = &in->head;
+	eng->inbox = in;
+	return 0;
+}
+
+void nic_inbox_close(struct nic_engine *eng)
+{
+	struct nic_inbox *in = eng->inbox;
+	struct inbox_rec *r;
+
+	if (!in)
+		return;
+	while ((r = in->head)) {
+		in->head = r->next;
+		free(r);
+	}
+	pthread_mutex_destroy(&in->lock);
+	free(in);
+	eng->inbox = NULL;
+}
+
+/*
+ * @pkt, from a device of @eng to @dev, a device of another engine: one
+ * packet of it, as nic_net_xmit() sends to another host.
+ */
+void nic_inbox_xmit(struct nic_engine *eng, struct sefa_device *dev,
+		    const struct sefa_pkt *pkt)
+{
+	struct nic_engine *to = dev->engine;
+	struct nic_inbox *in = to->inbox;
+	ssize_t len = nic_frame_pkt(pkt, eng->frame);
+	struct inbox_rec *r;
+	bool room;
+
+	if (len < 0)
+		return;		/* unreadable buffers: nothing leaves */
+	r = malloc(sizeof(*r) + len);
+	if (!r)
+		return;
+	r->next = NULL;
+	r->dev = dev->index;
+	memcpy(r->sgid, pkt->sgid, sizeof(r->sgid));
+	r->len = len;
+	memcpy(r->frame, eng->frame, len);
+
+	pthread_mutex_lock(&in->lock);
+	room = in->bytes + len <= INBOX_BYTES;
+	if (room) {
+		*in->tail = r;
+		in->tail = &r->next;
+		in->bytes += len;
+	}
+	pthread_mutex_unlock(&in->lock);
+	if (!room) {
+		free(r);
+		return;
+	}
+	nic_watch_kick(to->watch);
+}
+
+/* The oldest frame, taken off the queue; NULL if none. */
+static struct inbox_rec *inbox_take(struct nic_inbox *in)
+{
+	struct inbox_rec *r;
+
+	pthread_mutex_lock(&in->lock);
+	r = in->head;
+	if (r) {
+		in->head = r->next;
+		if (!in->head)
+			in->tail = &in->head;
+		in->bytes -= r->len;
+	}
+	pthread_mutex_unlock(&in->lock);
+	return r;
+}
+
+/*
+ * What the other engines sent: each packet to its device's responder or
+ * completer, as one from another host.  Returns how many came.
+ */
+unsigned int nic_inbox_poll(struct nic_engine *eng)
+{
+	unsigned int work = 0;
+	struct inbox_rec *r;
+	struct sefa_pkt pkt;
+
+	if (!eng->inbox)
+		return 0;
+	while ((r = inbox_take(eng->inbox))) {
+		struct sefa_device *dev = &eng->d->dev[r->dev];
+
+		work++;
+		/* a frame nic_frame_pkt() made parses */
+		if (!nic_frame_parse(r->frame, r->len, &pkt)) {
+			memcpy(pkt.sgid, r->sgid, sizeof(pkt.sgid));
+			memcpy(pkt.dgid, dev->gid, sizeof(pkt.dgid));
+			if (pkt.op == SEFA_PKT_ACK)
+				nic_comp_recv(eng, dev, &pkt);
+			else
+				nic_resp_recv(eng, dev, &pkt);
+		}
+		free(r);
+	}
+	return work;
+}

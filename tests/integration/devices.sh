@@ -1,0 +1,78 @@
+#!/bin/bash
+# Two devices on one host, each with an engine thread of its own: a QP on
+# efa_0 talks to one on efa_1 through the engines' inboxes.  Real clients
+# with their checks on, server on efa_0 and client on efa_1: ibv_ud_pingpong
+# -c, perftest's SRD send and read (ours and the stock provider, and one of
+# each), and on the extended profile ibv_rc_pingpong -c and RC writes.  Both
+# devices must count the traffic, with no error and nothing resent.
+# Usage: devices.sh BUILD
+. "$(dirname "$0")/lib.sh" "$1"
+PORT=$(pick_port)
+export SERVER_ARGS="-d efa_0" CLIENT_ARGS="-d efa_1"
+
+# One engine per device, named for it, as top and perf show them.
+engines() {
+	cat "/proc/$(cat "$RUN/softefad.pid")/task/"*/comm |
+		grep -c '^engine efa_[01]$' || true
+}
+
+# perftest gives up when it cannot calibrate its clock on a busy machine:
+# that run proves nothing, so it is run again, up to three times.
+perf() {
+	local sp=$1 cp=$2 try
+	shift 2
+
+	for try in 1 2 3; do
+		pair "$sp" "$cp" "$@" -p "$PORT" && return 0
+		grep -q "Correlation coefficient" "$RUN/server.out" "$RUN/client.out" ||
+			fail "$*"
+	done
+	fail "$*: perftest never calibrated its clock"
+}
+
+# Both devices carried it all: each sent and received, no error, no resend.
+counted() {
+	local d
+
+	for d in efa_0 efa_1; do
+		[ "$(stat_field "$d" tx_pkts)" -gt 0 ] || fail "$1: $d sent nothing"
+		[ "$(stat_field "$d" rx_pkts)" -gt 0 ] ||
+			fail "$1: $d received nothing"
+		expect_eq "$1: $d errors" "$(stat_field "$d" errors)" 0
+		expect_eq "$1: $d retransmits" "$(stat_field "$d" retransmits)" 0
+	done
+}
+
+start_host --profile efa --devices 2
+expect_eq "engine threads" "$(engines)" 2
+for sides in "ours ours" "stock stock" "ours stock"; do
+	# shellcheck disable=SC2086
+	pair $sides ibv_ud_pingpong -g 0 -p "$PORT" -n 200 -s 1024 -c ||
+		fail "ibv_ud_pingpong, $sides"
+	grep -q "200 iters in" "$RUN/client.out" || fail "ud_pingpong, $sides"
+	grep -q "invalid data" "$RUN/server.out" "$RUN/client.out" &&
+		fail "ud_pingpong, $sides: $(cat "$RUN/server.out")"
+	# shellcheck disable=SC2086
+	perf $sides ib_send_bw -c SRD -x 0 -n 300
+	grep -Eq '^ +8928 +300 ' "$RUN/client.out" ||
+		fail "ib_send_bw, $sides: $(cat "$RUN/client.out")"
+	# shellcheck disable=SC2086
+	perf $sides ib_read_bw -c SRD -x 0 -n 100
+	grep -Eq '^ +65536 +100 ' "$RUN/client.out" ||
+		fail "ib_read_bw, $sides: $(cat "$RUN/client.out")"
+done
+counted efa
+[ "$(stat_field efa_1 rdma_reads)" -ge 300 ] ||
+	fail "rdma_reads: $(stat_field efa_1 rdma_reads)"
+stop_host
+
+start_host --profile extended --devices 2
+expect_eq "engine threads" "$(engines)" 2
+pair ours ours ibv_rc_pingpong -g 0 -p "$PORT" -n 500 -s 150000 -c ||
+	fail "ibv_rc_pingpong"
+grep -q "500 iters in" "$RUN/client.out" || fail "rc_pingpong: $(cat "$RUN/client.out")"
+perf ours ours ib_write_bw -n 300
+grep -Eq '^ +65536 +300 ' "$RUN/client.out" ||
+	fail "ib_write_bw: $(cat "$RUN/client.out")"
+counted extended
+echo "ok"
