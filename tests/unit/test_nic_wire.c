@@ -5,8 +5,10 @@
  * them, answers back to the requester's completer, silence or a NAK where
  * nobody is; and one engine pass carrying a send end to end.  Then the
  * path between two engines of one daemon (nic/inbox.c): device 1 with an
- * engine of its own, reached through its inbox.
+ * engine of its own, reached through its inbox while that engine is busy,
+ * borrowed for the short path while it is idle.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,12 +180,33 @@ static void inbox_teardown(void)
 	fx_teardown();
 }
 
-/* Passes of both engines until neither finds work; how many rounds. */
+/*
+ * A pass of @e as its thread makes one, under its device's lock; with
+ * @busy, under the other device's too, as while the other engine is in a
+ * pass of its own: then nothing is borrowed, and all goes by the inboxes.
+ */
+static unsigned int run(struct nic_engine *e, bool busy)
+{
+	struct sefa_device *own = &fx_d.dev[e->first];
+	struct sefa_device *other = &fx_d.dev[1 - e->first];
+	unsigned int work;
+
+	pthread_mutex_lock(&own->lock);
+	if (busy)
+		pthread_mutex_lock(&other->lock);
+	work = nic_engine_run(e);
+	if (busy)
+		pthread_mutex_unlock(&other->lock);
+	pthread_mutex_unlock(&own->lock);
+	return work;
+}
+
+/* Passes of both engines, busy, until neither finds work; the rounds. */
 static unsigned int both_run(void)
 {
 	unsigned int rounds = 0;
 
-	while (nic_engine_run(fx_eng) + nic_engine_run(eng1)) {
+	while (run(fx_eng, true) + run(eng1, true)) {
 		rounds++;
 		ck_assert_uint_lt(rounds, 10000);
 	}
@@ -215,8 +238,10 @@ static void across_qps(void)
 }
 
 /*
- * A send to a device of the other engine lands only when that engine
- * runs, and completes at the sender only when the answer has come back.
+ * A send to a device of a busy engine lands only when that engine runs,
+ * and completes at the sender only when the answer has come back: by the
+ * inbox too, even with the sender's engine idle then, as the WQE waits
+ * for an answer in a frame.
  */
 START_TEST(inbox_send)
 {
@@ -226,22 +251,64 @@ START_TEST(inbox_send)
 	w = across_wqe(EFA_IO_SEND, 3, src, LEN);
 	fx_post_recv(qb, dst, LEN, mr1->lkey, 4);
 	fx_post_send(qa, &w);
-	ck_assert_uint_eq(nic_engine_run(fx_eng), 1);
+	ck_assert_uint_eq(run(fx_eng, true), 1);
 	ck_assert_uint_eq(dst[0], 0);
 	ck_assert_uint_eq(fx_ncqes(qb, true), 0);
 
-	ck_assert_uint_eq(nic_engine_run(eng1), 1);
+	ck_assert_uint_eq(run(eng1, false), 1);
 	ck_assert_mem_eq(dst, src, LEN);
 	ck_assert_uint_eq(fx_cqe(qb, true, 0)->base.common.req_id, 4);
 	ck_assert_uint_eq(fx_ncqes(qa, false), 0);
 
-	ck_assert_uint_eq(nic_engine_run(fx_eng), 1);
+	ck_assert_uint_eq(run(fx_eng, false), 1);
 	ck_assert_uint_eq(fx_cqe(qa, false, 0)->base.common.req_id, 3);
 	ck_assert_uint_eq(fx_cqe(qa, false, 0)->base.common.status,
 			  EFA_IO_COMP_STATUS_OK);
 	ck_assert_uint_eq(both_run(), 0);
 	ck_assert_uint_eq(qa->dev->cnt.tx_pkts, 1);
 	ck_assert_uint_eq(qb->dev->cnt.rx_pkts, 1);
+}
+END_TEST
+
+/*
+ * The other engine idle (its lock free) and its inbox empty: the sender
+ * borrows the device, and the send lands and completes in one pass.  With
+ * a packet of before still in the inbox, the next one queues behind it.
+ */
+START_TEST(inbox_borrow)
+{
+	struct efa_io_tx_wqe w;
+
+	across_qps();
+	fx_post_recv(qb, dst, LEN, mr1->lkey, 4);
+	fx_post_recv(qb, dst + LEN, LEN, mr1->lkey, 5);
+	fx_post_recv(qb, dst + 2 * LEN, LEN, mr1->lkey, 6);
+	w = across_wqe(EFA_IO_SEND, 1, src, LEN);
+	fx_post_send(qa, &w);
+	ck_assert_uint_eq(run(fx_eng, false), 1);
+	ck_assert_mem_eq(dst, src, LEN);
+	ck_assert_uint_eq(fx_cqe(qa, false, 0)->base.common.status,
+			  EFA_IO_COMP_STATUS_OK);
+	ck_assert_uint_eq(qa->cnt.tx_pkts, 1);
+
+	/* one queued while the other engine is busy, then one while idle */
+	src[LEN] = 0xa1;
+	w = across_wqe(EFA_IO_SEND, 2, src + LEN, LEN);
+	fx_post_send(qa, &w);
+	ck_assert_uint_eq(run(fx_eng, true), 1);
+	src[2 * LEN] = 0xa2;
+	w = across_wqe(EFA_IO_SEND, 3, src + 2 * LEN, LEN);
+	fx_post_send(qa, &w);
+	ck_assert_uint_eq(run(fx_eng, false), 1);
+	ck_assert_uint_eq(fx_ncqes(qb, true), 1);
+
+	both_run();
+	ck_assert_uint_eq(fx_ncqes(qb, true), 3);
+	ck_assert_uint_eq(fx_cqe(qb, true, 1)->base.common.req_id, 5);
+	ck_assert_uint_eq(fx_cqe(qb, true, 2)->base.common.req_id, 6);
+	ck_assert_uint_eq(dst[LEN], 0xa1);
+	ck_assert_uint_eq(dst[2 * LEN], 0xa2);
+	ck_assert_uint_eq(fx_ncqes(qa, false), 3);
 }
 END_TEST
 
@@ -322,6 +389,47 @@ START_TEST(inbox_rc)
 }
 END_TEST
 
+/*
+ * An RC SEND of two packets whose first went to a busy engine's inbox
+ * goes on in frames when that engine is idle: one message, whole.
+ */
+START_TEST(inbox_continues)
+{
+	struct sefa_qp *a = fx_qp(pd0, fx_cq(0), IBV_QPT_RC);
+	struct sefa_qp *b = fx_qp(pd1, fx_cq(1), IBV_QPT_RC);
+	uint32_t len = 2 * NIC_WIRE_CHUNK - 500, i;
+	struct sefa_mr *m0, *m1;
+	struct efa_io_tx_wqe w;
+	unsigned int rounds = 0;
+
+	for (i = 0; i < len; i++)
+		big0[i] = (uint8_t)(i * 31);
+	memset(big1, 0, sizeof(big1));
+	m0 = fx_mr(pd0, big0, sizeof(big0), IBV_ACCESS_LOCAL_WRITE);
+	m1 = fx_mr(pd1, big1, sizeof(big1), IBV_ACCESS_LOCAL_WRITE);
+	fx_rc_connect(a, b, true);
+	/* a receive buffer's length is 16 bits */
+	fx_post_recv(b, big1, UINT16_MAX, m1->lkey, 7);
+	w = fx_wqe(EFA_IO_SEND, 8);
+	fx_wqe_buf(&w, big0, len, m0->lkey);
+	fx_post_send(a, &w);
+	run(fx_eng, true);
+	ck_assert_uint_eq(a->cnt.tx_pkts, 1);
+	ck_assert_uint_eq(fx_ncqes(b, true), 0);
+	while (run(eng1, false) + run(fx_eng, false))
+		ck_assert_uint_lt(++rounds, 100);
+	ck_assert_uint_eq(fx_ncqes(b, true), 1);
+	ck_assert_uint_eq(fx_cqe(b, true, 0)->base.common.status,
+			  EFA_IO_COMP_STATUS_OK);
+	ck_assert_uint_eq(fx_cqe(b, true, 0)->base.length, (uint16_t)len);
+	ck_assert_mem_eq(big1, big0, len);
+	ck_assert_uint_eq(fx_ncqes(a, false), 1);
+	ck_assert_uint_eq(fx_cqe(a, false, 0)->base.common.status,
+			  EFA_IO_COMP_STATUS_OK);
+	ck_assert_uint_ge(rounds, 2);
+}
+END_TEST
+
 static Suite *wire_suite(void)
 {
 	Suite *s = suite_create("nic wire");
@@ -337,8 +445,10 @@ static Suite *wire_suite(void)
 	suite_add_tcase(s, t);
 	tcase_add_checked_fixture(in, inbox_setup, inbox_teardown);
 	tcase_add_test(in, inbox_send);
+	tcase_add_test(in, inbox_borrow);
 	tcase_add_test(in, inbox_rdma);
 	tcase_add_test(in, inbox_rc);
+	tcase_add_test(in, inbox_continues);
 	suite_add_tcase(s, in);
 	return s;
 }

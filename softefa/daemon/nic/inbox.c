@@ -6,7 +6,12 @@
  * be handed to its responder or completer there and then, as the short
  * local path does.  It goes as a frame into that engine's inbox instead,
  * as to another host but without a socket, and the other engine takes it
- * on its next pass, woken if it sleeps.
+ * on its next pass, woken if it sleeps.  Waking an engine costs a few tens
+ * of microseconds, so when the other engine is between passes and its
+ * inbox is empty, the sender of a request borrows that device instead: it
+ * takes its lock, without waiting for it, and hands the packet over on
+ * the short path, as if one engine served both, answer and all
+ * (nic_inbox_borrow(); wire.c says which packets may go so).
  *
  * An inbox is a queue of frames, in the order they came, each with the
  * device it is for and the GID it came from.  It holds what the senders'
@@ -102,6 +107,34 @@ void nic_inbox_xmit(struct nic_engine *eng, struct sefa_device *dev,
 		return;
 	}
 	nic_watch_kick(to->watch);
+}
+
+/*
+ * Whether @dev, a device of another engine, is the caller's to deliver to
+ * on the short path now: its engine is not in a pass, so its lock is free,
+ * and nothing sent before waits in its inbox, which keeps each QP's
+ * packets in order.  Never waits: the caller already holds its own
+ * device's lock.  On true the caller holds @dev's lock, until it gives
+ * the device back.
+ */
+bool nic_inbox_borrow(struct sefa_device *dev)
+{
+	struct nic_inbox *in = dev->engine->inbox;
+	bool empty;
+
+	if (pthread_mutex_trylock(&dev->lock))
+		return false;
+	pthread_mutex_lock(&in->lock);
+	empty = !in->head;
+	pthread_mutex_unlock(&in->lock);
+	if (!empty)
+		pthread_mutex_unlock(&dev->lock);
+	return empty;
+}
+
+void nic_inbox_give_back(struct sefa_device *dev)
+{
+	pthread_mutex_unlock(&dev->lock);
 }
 
 /* The oldest frame, taken off the queue; NULL if none. */

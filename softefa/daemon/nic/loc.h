@@ -245,6 +245,8 @@ int nic_inbox_open(struct nic_engine *eng);
 void nic_inbox_close(struct nic_engine *eng);
 void nic_inbox_xmit(struct nic_engine *eng, struct sefa_device *dev,
 		    const struct sefa_pkt *pkt);
+bool nic_inbox_borrow(struct sefa_device *dev);
+void nic_inbox_give_back(struct sefa_device *dev);
 unsigned int nic_inbox_poll(struct nic_engine *eng);
 
 /* task.c */

@@ -4,8 +4,9 @@
  * that device's responder and an answer to its completer.  Between the
  * devices of one engine it is a short path, where a packet arrives before
  * nic_wire_xmit() returns; to a device of another engine of this daemon,
- * it is that engine's inbox (inbox.c), and to another host's, the network
- * (net.c): the answer comes in later, on an engine pass.
+ * it is that short path too while the other engine is idle, else that
+ * engine's inbox (inbox.c); to another host's, the network (net.c).  From
+ * an inbox or the network, the answer comes in later, on an engine pass.
  */
 #include <string.h>
 
@@ -74,21 +75,44 @@ void nic_wire_read_resp(struct nic_engine *eng, const struct sefa_pkt *req,
 	wire_answer(eng, req, gid, EFA_IO_COMP_STATUS_OK, 0, data, len);
 }
 
+/*
+ * Whether @pkt may take the short path to a device of another engine:
+ * only a request, and only a message's first packet.  An answer to
+ * another engine answers a request that came through its inbox, whose
+ * WQE waits in its QP's list for an answer in a frame; a later packet of
+ * a message that began in frames goes on in frames.
+ */
+static bool wire_may_borrow(const struct sefa_pkt *pkt)
+{
+	return pkt->op != SEFA_PKT_ACK && !pkt->off;
+}
+
+/* The short path: @pkt to @dev's completer or responder, there and then. */
+static void wire_short(struct nic_engine *eng, struct sefa_device *dev,
+		       const struct sefa_pkt *pkt)
+{
+	if (pkt->op == SEFA_PKT_ACK)
+		nic_comp_recv(eng, dev, pkt);
+	else
+		nic_resp_recv(eng, dev, pkt);
+}
+
 void nic_wire_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 {
 	struct sefa_device *dev = pkt->dlid ? device_by_lid(eng->d, pkt->dlid) :
 					      nic_wire_device(eng->d, pkt->dgid);
 
 	if (dev && dev->engine && dev->engine != eng) {
-		nic_inbox_xmit(eng, dev, pkt);
-		return;
-	}
-	if (dev && pkt->op == SEFA_PKT_ACK) {
-		nic_comp_recv(eng, dev, pkt);
+		if (!wire_may_borrow(pkt) || !nic_inbox_borrow(dev)) {
+			nic_inbox_xmit(eng, dev, pkt);
+			return;
+		}
+		wire_short(eng, dev, pkt);
+		nic_inbox_give_back(dev);
 		return;
 	}
 	if (dev) {
-		nic_resp_recv(eng, dev, pkt);
+		wire_short(eng, dev, pkt);
 		return;
 	}
 	/* Another host's: the requester's timer covers any loss. */
