@@ -5,6 +5,7 @@
 # -c, perftest's SRD send and read (ours and the stock provider, and one of
 # each), and on the extended profile ibv_rc_pingpong -c and RC writes.  Both
 # devices must count the traffic, with no error and nothing resent.
+# Last, a client killed mid-traffic across the devices.
 # Usage: devices.sh BUILD
 . "$(dirname "$0")/lib.sh" "$1"
 PORT=$(pick_port)
@@ -75,4 +76,26 @@ perf ours ours ib_write_bw -n 300
 grep -Eq '^ +65536 +300 ' "$RUN/client.out" ||
 	fail "ib_write_bw: $(cat "$RUN/client.out")"
 counted extended
+
+# A client killed mid-traffic, then its server: everything of theirs goes,
+# and the two devices carry the next pair's traffic as before.
+sx -- timeout 60 stdbuf -oL ibv_rc_pingpong -d efa_0 -g 0 -p "$PORT" -n 100000000 -s 70000 \
+	>"$RUN/server.out" 2>&1 &
+spid=$!
+wait_listen "$PORT" || fail "rc_pingpong server did not listen"
+sx -- timeout 60 stdbuf -oL ibv_rc_pingpong -d efa_1 -g 0 -p "$PORT" -n 100000000 -s 70000 \
+	127.0.0.1 >"$RUN/client.out" 2>&1 &
+cpid=$!
+sleep 1
+grep -q "remote address" "$RUN/client.out" || fail "rc_pingpong: $(cat "$RUN/client.out")"
+pkill -KILL -f "^ibv_rc_pingpong -d efa_1 -g 0 -p $PORT " || fail "no client to kill"
+pkill -KILL -f "^ibv_rc_pingpong -d efa_0 -g 0 -p $PORT " || true
+wait "$cpid" "$spid" 2>/dev/null || true
+for _ in $(seq 100); do
+	[ "$(status_field contexts)" = 0 ] && break
+	sleep 0.1
+done
+expect_eq "contexts after the kill" "$(status_field contexts)" 0
+pair ours ours ibv_rc_pingpong -g 0 -p "$PORT" -n 200 -s 4096 -c ||
+	fail "ibv_rc_pingpong after the kill"
 echo "ok"
