@@ -1,10 +1,12 @@
 #!/bin/bash
 # Two devices on one host, each with an engine thread of its own: a QP on
-# efa_0 talks to one on efa_1 through the engines' inboxes.  Real clients
+# efa_0 talks to one on efa_1 through the engines' inboxes, or on the short
+# path while the other engine is idle.  Real clients
 # with their checks on, server on efa_0 and client on efa_1: ibv_ud_pingpong
 # -c, perftest's SRD send and read (ours and the stock provider, and one of
 # each), and on the extended profile ibv_rc_pingpong -c and RC writes.  Both
-# devices must count the traffic, with no error and nothing resent.
+# devices must count the traffic, with no error and nothing resent.  An
+# engine whose device has no QP sleeps until woken.
 # Last, a client killed mid-traffic across the devices.
 # Usage: devices.sh BUILD
 . "$(dirname "$0")/lib.sh" "$1"
@@ -44,8 +46,26 @@ counted() {
 	done
 }
 
+# The context switches of the engine of DEVICE so far.
+switches() {
+	local t
+
+	for t in "/proc/$(cat "$RUN/softefad.pid")/task/"*; do
+		grep -qx "engine $1" "$t/comm" || continue
+		awk '/^voluntary_ctxt_switches/ { print $2 }' "$t/status"
+		return
+	done
+	fail "no engine thread for $1"
+}
+
 start_host --profile efa --devices 2
 expect_eq "engine threads" "$(engines)" 2
+# With no QP of its device, an engine has nothing to look for by itself:
+# it sleeps until woken, where it would look every 8 ms.
+s0=$(switches efa_1)
+sleep 1
+[ $(($(switches efa_1) - s0)) -le 5 ] ||
+	fail "efa_1's engine woke by itself: $(($(switches efa_1) - s0)) times in 1 s"
 for sides in "ours ours" "stock stock" "ours stock"; do
 	# shellcheck disable=SC2086
 	pair $sides ibv_ud_pingpong -g 0 -p "$PORT" -n 200 -s 1024 -c ||

@@ -160,6 +160,7 @@ struct nic_engine {
 	pthread_t thread;
 	atomic_bool stop;
 	uint64_t tick_ns;		/* the higher layer's timed work, last */
+	bool timeless;			/* its last look: nothing to look for */
 	uint64_t now;			/* CLOCK_MONOTONIC ns, at the pass */
 	nic_xmit_fn *xmit;		/* nic_wire_xmit, or a test's */
 	struct nic_send *send;		/* awaiting its answer */

@@ -100,17 +100,26 @@ static void engine_priority(void)
 	pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 }
 
-/* The send queues' doorbells the sleep waits on, as the last look saw. */
-static void engine_watch_doorbells(struct nic_engine *eng)
+/*
+ * The send queues' doorbells the sleep waits on, as the last look saw.
+ * Returns whether timed looks have anything to find on @eng's devices: a
+ * QP, whose doorbells a provider may ring without a wake, whose retries
+ * and timeouts fall due and whose receives an error state flushes, or a
+ * CQ a provider may arm without one.
+ */
+static bool engine_watch_doorbells(struct nic_engine *eng)
 {
 	struct sefa_daemon *d = eng->d;
 	unsigned int i, q;
+	bool any = false;
 
 	for (i = eng->first; i < eng->first + eng->ndev; i++) {
+		any |= d->dev[i].armable != NULL;
 		for (q = 0; q < SEFA_MAX_QP_IDX; q++) {
 			struct sefa_qp *qp = d->dev[i].qp[q];
 			uint8_t *db;
 
+			any |= qp != NULL;
 			/* the QPs whose send queues the pass reads */
 			if (!qp || qp->state < IBV_QPS_RTS)
 				continue;
@@ -119,6 +128,7 @@ static void engine_watch_doorbells(struct nic_engine *eng)
 					   qp->sq_db_seen);
 		}
 	}
+	return any;
 }
 
 /*
@@ -150,7 +160,9 @@ static unsigned int engine_pass(struct nic_engine *eng)
  * that a wake that lands before the wait began is not lost: the doorbell
  * it came for has moved, and the wait ends at once.  A packet from another
  * host needs no second look: the sleep polls the sockets.  One from
- * another engine comes with a wake.
+ * another engine comes with a wake.  An engine with nothing for timed
+ * looks to find, and no timed work of a higher layer, sleeps until a wake
+ * (eng->timeless): a command, which every new QP comes with, or a packet.
  */
 static unsigned int engine_look(struct nic_engine *eng)
 {
@@ -165,7 +177,8 @@ static unsigned int engine_look(struct nic_engine *eng)
 		nic_watch_rouse(eng->watch);
 		return work;
 	}
-	engine_watch_doorbells(eng);
+	eng->timeless = !engine_watch_doorbells(eng) && !eng->d->net &&
+			(!eng->d->engine_tick || eng->first);
 	return 0;
 }
 
@@ -278,7 +291,7 @@ static void *engine_main(void *arg)
 			continue;
 		}
 		nic_watch_polling(eng->watch, poll == POLL_MIN_NS);
-		why = nic_watch_sleep(eng->watch, poll);
+		why = nic_watch_sleep(eng->watch, eng->timeless ? 0 : poll);
 		slept = true;
 	}
 	return NULL;

@@ -252,9 +252,10 @@ void nic_watch_rouse(struct nic_watch *w)
 }
 
 /*
- * Sleep up to @ns, until a wake or, with a wire, a packet.  Returns what
- * ended the sleep: its time, a wake, or a wake for a queue that had work
- * outstanding already (a packet counts as a wake).
+ * Sleep up to @ns (0, without a wire: until woken), until a wake or, with
+ * a wire, a packet.  Returns what ended the sleep: its time, a wake, or a
+ * wake for a queue that had work outstanding already (a packet counts as
+ * a wake).
  */
 enum nic_watch_wake nic_watch_sleep(struct nic_watch *w, long ns)
 {
