@@ -152,14 +152,24 @@ echo
 echo "64 B message rate, pairs of processes at once (Mmsg/s, all pairs;" \
 	"slowest and fastest pair; $NPROC cores)"
 printf "%-8s %24s %24s\n" pairs ours stock
+# rates_cell KEY DIR PROVIDER N [VAR=VALUE...]: "efa_bench rates N" through
+# the daemon in DIR, its aggregate as M[KEY], "aggregate (slowest-fastest)"
+# added to row
+rates_cell() {
+	local key=$1 dir=$2 p=$3 n=$4 out agg lo hi
+	shift 4
+
+	out=$("$SOFTEFA" --run-dir "$dir" exec --provider "$p" -- \
+		env "$@" timeout 120 "$BENCH" rates "$n" 50000 |
+		awk '/^aggregate/ { print $2, $7, $9 }')
+	read -r agg lo hi <<<"$out"
+	row+=("$agg ($lo-$hi)")
+	M[$key]=$agg
+}
 for n in 1 2 "$MANY"; do
 	row=()
 	for p in ours stock; do
-		out=$(sx "$p" -- timeout 120 "$BENCH" rates "$n" 50000 |
-			awk '/^aggregate/ { print $2, $7, $9 }')
-		read -r agg lo hi <<<"$out"
-		row+=("$agg ($lo-$hi)")
-		M[rates.$p.$n]=$agg
+		rates_cell "rates.$p.$n" "$RUN" "$p" "$n"
 	done
 	printf "%-8s %24s %24s\n" "$n" "${row[@]}"
 done
@@ -174,12 +184,8 @@ for n in 2 "$MANY"; do
 	row=()
 	"$SOFTEFA" --run-dir "$RUN/spread.$n" start --devices "$n" >/dev/null
 	for p in ours stock; do
-		out=$("$SOFTEFA" --run-dir "$RUN/spread.$n" exec --provider "$p" -- \
-			env EFA_BENCH_SPREAD=1 timeout 120 "$BENCH" rates "$n" 50000 |
-			awk '/^aggregate/ { print $2, $7, $9 }')
-		read -r agg lo hi <<<"$out"
-		row+=("$agg ($lo-$hi)")
-		M[spread.$p.$n]=$agg
+		rates_cell "spread.$p.$n" "$RUN/spread.$n" "$p" "$n" \
+			EFA_BENCH_SPREAD=1
 	done
 	"$SOFTEFA" --run-dir "$RUN/spread.$n" stop >/dev/null
 	printf "%-8s %24s %24s\n" "$n" "${row[@]}"
