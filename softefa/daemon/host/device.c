@@ -69,6 +69,23 @@ int sefa_devices_init(struct sefa_daemon *d, unsigned int ndev)
 	return 0;
 }
 
+/* Every device's lock, in their order; let go in the reverse. */
+static void devices_lock(struct sefa_daemon *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->ndev; i++)
+		pthread_mutex_lock(&d->dev[i].lock);
+}
+
+static void devices_unlock(struct sefa_daemon *d)
+{
+	unsigned int i = d->ndev;
+
+	while (i--)
+		pthread_mutex_unlock(&d->dev[i].lock);
+}
+
 /*
  * The daemon lock, then every device's, in their order: what a command,
  * the MAD layer and the wire need to see every device at rest.  An
@@ -77,19 +94,13 @@ int sefa_devices_init(struct sefa_daemon *d, unsigned int ndev)
  */
 void sefa_daemon_lock(struct sefa_daemon *d)
 {
-	unsigned int i;
-
 	pthread_mutex_lock(&d->lock);
-	for (i = 0; i < d->ndev; i++)
-		pthread_mutex_lock(&d->dev[i].lock);
+	devices_lock(d);
 }
 
 void sefa_daemon_unlock(struct sefa_daemon *d)
 {
-	unsigned int i = d->ndev;
-
-	while (i--)
-		pthread_mutex_unlock(&d->dev[i].lock);
+	devices_unlock(d);
 	pthread_mutex_unlock(&d->lock);
 }
 
@@ -100,14 +111,11 @@ void sefa_daemon_unlock(struct sefa_daemon *d)
 int sefa_daemon_cond_timedwait(struct sefa_daemon *d, pthread_cond_t *cond,
 			       const struct timespec *abstime)
 {
-	unsigned int i = d->ndev;
 	int ret;
 
-	while (i--)
-		pthread_mutex_unlock(&d->dev[i].lock);
+	devices_unlock(d);
 	ret = pthread_cond_timedwait(cond, &d->lock, abstime);
-	for (i = 0; i < d->ndev; i++)
-		pthread_mutex_lock(&d->dev[i].lock);
+	devices_lock(d);
 	return ret;
 }
 

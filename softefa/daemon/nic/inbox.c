@@ -174,10 +174,7 @@ unsigned int nic_inbox_poll(struct nic_engine *eng)
 		if (!nic_frame_parse(r->frame, r->len, &pkt)) {
 			memcpy(pkt.sgid, r->sgid, sizeof(pkt.sgid));
 			memcpy(pkt.dgid, dev->gid, sizeof(pkt.dgid));
-			if (pkt.op == SEFA_PKT_ACK)
-				nic_comp_recv(eng, dev, &pkt);
-			else
-				nic_resp_recv(eng, dev, &pkt);
+			nic_wire_deliver(eng, dev, &pkt);
 		}
 		free(r);
 	}

@@ -206,6 +206,8 @@ unsigned int nic_req_retry(struct nic_engine *eng, struct sefa_qp *qp);
 
 /* wire.c */
 nic_xmit_fn nic_wire_xmit;
+void nic_wire_deliver(struct nic_engine *eng, struct sefa_device *dev,
+		      const struct sefa_pkt *pkt);
 struct sefa_device *nic_wire_device(struct sefa_daemon *d,
 				    const uint8_t gid[16]);
 void nic_wire_answer(struct nic_engine *eng, const struct sefa_pkt *req,

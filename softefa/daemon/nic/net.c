@@ -625,10 +625,7 @@ static void deliver(struct nic_engine *eng, struct sefa_device *dev,
 	d->wire_cnt.rx_pkts++;
 	memcpy(pkt.dgid, dev->gid, 16);
 	note_heard(d->net, pkt.sgid);
-	if (pkt.op == SEFA_PKT_ACK)
-		nic_comp_recv(eng, dev, &pkt);
-	else
-		nic_resp_recv(eng, dev, &pkt);
+	nic_wire_deliver(eng, dev, &pkt);
 }
 
 /*

@@ -141,14 +141,22 @@ static bool engine_whole(const struct nic_engine *eng)
 	return eng->ndev == eng->d->ndev;
 }
 
-/* One pass, and the higher layer's timed work with it when it is ours. */
+/* Whether the higher layer's timed work is @eng's: the first engine's. */
+static bool engine_ticks(const struct nic_engine *eng)
+{
+	return eng->d->engine_tick && !eng->first;
+}
+
+/*
+ * One pass, and the higher layer's timed work with it when it is ours and
+ * the pass holds the daemon lock.
+ */
 static unsigned int engine_pass(struct nic_engine *eng)
 {
-	struct sefa_daemon *d = eng->d;
 	unsigned int work = nic_engine_pass(eng);
 
-	if (d->engine_tick && engine_whole(eng))
-		work += d->engine_tick(d);
+	if (engine_ticks(eng) && engine_whole(eng))
+		work += eng->d->engine_tick(eng->d);
 	return work;
 }
 
@@ -178,7 +186,7 @@ static unsigned int engine_look(struct nic_engine *eng)
 		return work;
 	}
 	eng->timeless = !engine_watch_doorbells(eng) && !eng->d->net &&
-			(!eng->d->engine_tick || eng->first);
+			!engine_ticks(eng);
 	return 0;
 }
 
@@ -197,7 +205,7 @@ static unsigned int engine_tick_apart(struct nic_engine *eng)
 	uint64_t now = now_ns();
 	unsigned int work;
 
-	if (!d->engine_tick || engine_whole(eng) || eng->first)
+	if (!engine_ticks(eng) || engine_whole(eng))
 		return 0;
 	if (!atomic_exchange(&d->tick_asked, false) &&
 	    now - eng->tick_ns < TICK_NS)

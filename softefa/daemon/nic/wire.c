@@ -87,9 +87,12 @@ static bool wire_may_borrow(const struct sefa_pkt *pkt)
 	return pkt->op != SEFA_PKT_ACK && !pkt->off;
 }
 
-/* The short path: @pkt to @dev's completer or responder, there and then. */
-static void wire_short(struct nic_engine *eng, struct sefa_device *dev,
-		       const struct sefa_pkt *pkt)
+/*
+ * @pkt to @dev's completer or responder, there and then: on the short
+ * path, or as it came from an inbox or the network.
+ */
+void nic_wire_deliver(struct nic_engine *eng, struct sefa_device *dev,
+		      const struct sefa_pkt *pkt)
 {
 	if (pkt->op == SEFA_PKT_ACK)
 		nic_comp_recv(eng, dev, pkt);
@@ -107,12 +110,12 @@ void nic_wire_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 			nic_inbox_xmit(eng, dev, pkt);
 			return;
 		}
-		wire_short(eng, dev, pkt);
+		nic_wire_deliver(eng, dev, pkt);
 		nic_inbox_give_back(dev);
 		return;
 	}
 	if (dev) {
-		wire_short(eng, dev, pkt);
+		nic_wire_deliver(eng, dev, pkt);
 		return;
 	}
 	/* Another host's: the requester's timer covers any loss. */
