@@ -17,6 +17,8 @@
 #define SEFA_PROTO_VERSION	1
 #define SEFA_SOCKET_NAME	"softefad.sock"
 #define SEFA_PID_NAME		"softefad.pid"
+/* Where softefa start has the daemon log. */
+#define SEFA_LOG_NAME		"softefad.log"
 #define SEFA_SYSFS_DIR		"sys"
 #define SEFA_DEV_DIR		"dev/infiniband"
 #define SEFA_RUN_DIR_ENV	"SOFTEFA_RUN_DIR"

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hoststate.h"
 #include "host/host.h"
 
 static int mkdir_p(const char *path)
@@ -460,24 +461,8 @@ int sefa_sysfs_create(const struct sefa_daemon *d)
 #undef LINK
 #undef PUT
 
-static int rm_entry(const char *path, const struct stat *st, int flag,
-		    struct FTW *ftw)
-{
-	return remove(path) && errno != ENOENT ? -1 : 0;
-}
-
-static void rm_tree(const char *run_dir, const char *sub)
-{
-	char path[PATH_MAX];
-
-	if (snprintf(path, sizeof(path), "%s/%s", run_dir, sub) >=
-	    (int)sizeof(path))
-		return;
-	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 void sefa_sysfs_remove(const struct sefa_daemon *d)
 {
-	rm_tree(d->run_dir, SEFA_SYSFS_DIR);
-	rm_tree(d->run_dir, "dev");
+	sefa_rm_tree(d->run_dir, SEFA_SYSFS_DIR);
+	sefa_rm_tree(d->run_dir, "dev");
 }
