@@ -35,6 +35,15 @@ static struct sefa_daemon daemon_state = {
 	.caps = { .max_objects = 65536, .max_queue_bytes = 512ULL << 20 },
 };
 
+/* What main() takes from the command line besides the daemon's state. */
+struct start_opts {
+	const char *netdev;
+	const char *log;
+	unsigned long ndev;
+	int ready_fd;
+	bool sm;
+};
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -43,7 +52,8 @@ static void usage(FILE *f)
 		"                [--ready-fd FD] [--log FILE] [--verbose]\n"
 		"                [--max-objects N] [--max-queue-mem BYTES[K|M|G]]\n"
 		"                [--wire [--sm] [--wire-loss PCT] [--wire-reorder PCT]\n"
-		"                 [--wire-dup PCT] [--wire-delay USEC]]\n");
+		"                 [--wire-dup PCT] [--wire-delay USEC]]\n"
+		"       softefad --help | --version\n");
 }
 
 static int parse_uint(const char *s, unsigned long min, unsigned long max,
@@ -294,7 +304,111 @@ static int redirect_log(const char *log)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* One option: 0, or the exit status 2 after saying what is wrong. */
+static int parse_opt(struct sefa_daemon *d, struct start_opts *o, int c,
+		     const char *arg)
+{
+	unsigned long v;
+
+	switch (c) {
+	case 'r':
+		if (sefa_run_dir_set(d->run_dir, sizeof(d->run_dir), arg)) {
+			fprintf(stderr,
+				"softefad: --run-dir needs a directory of at most %d characters\n",
+				SEFA_RUN_DIR_MAX);
+			return 2;
+		}
+		return 0;
+	case 'p':
+		d->profile = sefa_profile_find(arg);
+		if (!d->profile) {
+			fprintf(stderr,
+				"softefad: unknown profile '%s' (efa or extended)\n",
+				arg);
+			return 2;
+		}
+		return 0;
+	case 'n':
+		if (parse_uint(arg, 1, SEFA_MAX_DEVICES, &o->ndev)) {
+			fprintf(stderr, "softefad: --devices takes 1 to %d\n",
+				SEFA_MAX_DEVICES);
+			return 2;
+		}
+		return 0;
+	case 'i':
+		o->netdev = arg;
+		return 0;
+	case 'a':
+		if (!strcmp(arg, "ioctl") || !strcmp(arg, "write")) {
+			d->abi = !strcmp(arg, "ioctl") ? SEFA_ABI_IOCTL :
+							 SEFA_ABI_WRITE;
+			return 0;
+		}
+		fprintf(stderr,
+			"softefad: unknown --abi '%s' (ioctl or write)\n", arg);
+		return 2;
+	case 'H':
+		if (parse_uint(arg, 0, 255, &v)) {
+			fprintf(stderr, "softefad: --host-id takes 0 to 255\n");
+			return 2;
+		}
+		d->host_id = v;
+		return 0;
+	case 'R':
+		if (parse_uint(arg, 0, INT_MAX, &v)) {
+			fprintf(stderr, "softefad: bad --ready-fd\n");
+			return 2;
+		}
+		o->ready_fd = v;
+		return 0;
+	case 'l':
+		o->log = arg;
+		return 0;
+	case 'v':
+		d->verbose = true;
+		return 0;
+	case 'w':
+		d->wire.on = true;
+		return 0;
+	case 'S':
+		o->sm = true;
+		return 0;
+	case 'L':
+	case 'O':
+	case 'U':
+	case 'D':
+		return parse_wire(c, arg, &d->wire) ? 2 : 0;
+	case 'M':
+	case 'Q':
+		return parse_caps(c, arg, &d->caps) ? 2 : 0;
+	default:
+		/* getopt said what it did not know */
+		usage(stderr);
+		return 2;
+	}
+}
+
+/* Options that only make sense together. */
+static int check_opts(const struct sefa_daemon *d, const struct start_opts *o)
+{
+	if (!d->wire.on && o->sm) {
+		fprintf(stderr, "softefad: --sm needs --wire\n");
+		return 2;
+	}
+	if (!d->wire.on && (d->wire.loss || d->wire.reorder || d->wire.dup ||
+			    d->wire.delay_us)) {
+		fprintf(stderr, "softefad: --wire-* faults need --wire\n");
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * The command line, before anything is done.  Returns -1 to go on, or the
+ * exit status: 0 after --help or --version, 2 for a bad command line.
+ */
+static int parse_args(struct sefa_daemon *d, struct start_opts *o, int argc,
+		      char **argv)
 {
 	static const struct option opts[] = {
 		{ "run-dir", required_argument, NULL, 'r' },
@@ -315,13 +429,38 @@ int main(int argc, char **argv)
 		{ "max-objects", required_argument, NULL, 'M' },
 		{ "max-queue-mem", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{}
 	};
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		if (c == 'V') {
+			printf("softefad %s\n", SOFTEFA_VERSION);
+			return 0;
+		}
+		ret = parse_opt(d, o, c, optarg);
+		if (ret)
+			return ret;
+	}
+	if (optind != argc) {
+		fprintf(stderr, "softefad: unexpected argument '%s'\n",
+			argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	return check_opts(d, o) ?: -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct start_opts o = { .ndev = 1, .ready_fd = -1 };
 	struct sefa_daemon *d = &daemon_state;
-	const char *netdev = NULL, *log = NULL;
-	unsigned long ndev = 1, v;
-	int ready_fd = -1, lfd = -1, c, ret;
-	bool sm = false;
+	int lfd = -1, ret;
 	char pidpath[PATH_MAX], sockpath[PATH_MAX];
 
 	d->profile = sefa_profile_find("efa");
@@ -333,121 +472,22 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			if (sefa_run_dir_set(d->run_dir, sizeof(d->run_dir),
-					     optarg)) {
-				fprintf(stderr,
-					"softefad: --run-dir needs a directory of at most %d characters\n",
-					SEFA_RUN_DIR_MAX);
-				return 2;
-			}
-			break;
-		case 'p':
-			d->profile = sefa_profile_find(optarg);
-			if (!d->profile) {
-				fprintf(stderr,
-					"softefad: unknown profile '%s' (efa or extended)\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'n':
-			if (parse_uint(optarg, 1, SEFA_MAX_DEVICES, &ndev)) {
-				fprintf(stderr,
-					"softefad: --devices takes 1 to %d\n",
-					SEFA_MAX_DEVICES);
-				return 2;
-			}
-			break;
-		case 'i':
-			netdev = optarg;
-			break;
-		case 'a':
-			if (!strcmp(optarg, "ioctl")) {
-				d->abi = SEFA_ABI_IOCTL;
-			} else if (!strcmp(optarg, "write")) {
-				d->abi = SEFA_ABI_WRITE;
-			} else {
-				fprintf(stderr,
-					"softefad: unknown --abi '%s' (ioctl or write)\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'H':
-			if (parse_uint(optarg, 0, 255, &v)) {
-				fprintf(stderr, "softefad: --host-id takes 0 to 255\n");
-				return 2;
-			}
-			d->host_id = v;
-			break;
-		case 'R':
-			if (parse_uint(optarg, 0, INT_MAX, &v)) {
-				fprintf(stderr, "softefad: bad --ready-fd\n");
-				return 2;
-			}
-			ready_fd = v;
-			break;
-		case 'l':
-			log = optarg;
-			break;
-		case 'v':
-			d->verbose = true;
-			break;
-		case 'w':
-			d->wire.on = true;
-			break;
-		case 'S':
-			sm = true;
-			break;
-		case 'L':
-		case 'O':
-		case 'U':
-		case 'D':
-			if (parse_wire(c, optarg, &d->wire))
-				return 2;
-			break;
-		case 'M':
-		case 'Q':
-			if (parse_caps(c, optarg, &d->caps))
-				return 2;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		usage(stderr);
-		return 2;
-	}
+	ret = parse_args(d, &o, argc, argv);
+	if (ret >= 0)
+		return ret;
 
-	ret = sefa_netdev_lookup(netdev, &d->netdev);
+	ret = sefa_netdev_lookup(o.netdev, &d->netdev);
 	if (ret) {
 		fprintf(stderr, "softefad: %s%s: %s\n",
-			netdev ? "network interface " : "no usable network interface",
-			netdev ? netdev : "", strerror(-ret));
+			o.netdev ? "network interface " : "no usable network interface",
+			o.netdev ? o.netdev : "", strerror(-ret));
 		return 1;
 	}
 	/* Alone, a host is its own subnet; on a wire, one host runs the SM. */
-	d->run_sm = !d->wire.on || sm;
-	if (sefa_devices_init(d, ndev) || sefa_mad_init(d)) {
+	d->run_sm = !d->wire.on || o.sm;
+	if (sefa_devices_init(d, o.ndev) || sefa_mad_init(d)) {
 		fprintf(stderr, "softefad: out of memory\n");
 		return 1;
-	}
-	if (!d->wire.on && sm) {
-		fprintf(stderr, "softefad: --sm needs --wire\n");
-		return 2;
-	}
-	if (!d->wire.on && (d->wire.loss || d->wire.reorder || d->wire.dup ||
-			    d->wire.delay_us)) {
-		fprintf(stderr, "softefad: --wire-* faults need --wire\n");
-		return 2;
 	}
 
 	if (run_dir_make(d->run_dir))
@@ -500,12 +540,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "softefad: device engine: %s\n", strerror(-ret));
 		goto err_net;
 	}
-	if (log && redirect_log(log))
+	if (o.log && redirect_log(o.log))
 		goto err_engine;
-	if (ready_fd >= 0) {
-		if (write(ready_fd, "ok\n", 3) != 3)
+	if (o.ready_fd >= 0) {
+		if (write(o.ready_fd, "ok\n", 3) != 3)
 			goto err_engine;
-		close(ready_fd);
+		close(o.ready_fd);
 	}
 
 	serve(d, lfd);
