@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hoststate.h"
 #include "rundir.h"
 #include "client.h"
 #include "host/host.h"
@@ -142,27 +143,18 @@ static int sock_path(const struct sefa_daemon *d, const char *name,
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-/* Is another daemon serving this run directory, whoever runs it? */
-static bool socket_alive(const char *dir)
-{
-	int fd = sefa_host_connect(dir, SOCK_CLOEXEC);
-
-	if (fd >= 0)
-		close(fd);
-	return fd != -ENXIO;
-}
-
 /*
- * The run directory, made if missing.  What lies in it is the device to
- * every user, so it must be ours and nobody else's to change, as /dev is
- * root's: a directory another user made or may write is refused.
+ * The run directory, made if missing (then *@made).  What lies in it is the
+ * device to every user, so it must be ours and nobody else's to change, as
+ * /dev is root's: a directory another user made or may write is refused.
  */
-static int run_dir_make(const char *dir)
+static int run_dir_make(const char *dir, bool *made)
 {
 	struct stat st;
 	int err;
 
-	if (mkdir(dir, 0755) && errno != EEXIST)
+	*made = !mkdir(dir, 0755);
+	if (!*made && errno != EEXIST)
 		goto err;
 	if (lstat(dir, &st))
 		goto err;
@@ -196,12 +188,6 @@ static int listen_on(struct sefa_daemon *d, int *out)
 			d->run_dir);
 		return -ENAMETOOLONG;
 	}
-	if (socket_alive(d->run_dir)) {
-		fprintf(stderr, "softefad: a daemon already serves %s\n",
-			d->run_dir);
-		return -EADDRINUSE;
-	}
-	unlink(path);
 	strcpy(sa.sun_path, path);
 
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
@@ -224,17 +210,20 @@ static int listen_on(struct sefa_daemon *d, int *out)
 static int write_pidfile(const struct sefa_daemon *d)
 {
 	char path[PATH_MAX];
-	FILE *f;
-	int ret;
+	int fd, ret;
 
 	ret = sock_path(d, SEFA_PID_NAME, path, sizeof(path));
 	if (ret)
 		return ret;
-	f = fopen(path, "we");
-	if (!f)
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
 		return -errno;
-	fprintf(f, "%d\n", (int)getpid());
-	return fclose(f) ? -errno : 0;
+	ret = dprintf(fd, "%d\n", (int)getpid()) < 0 ? -errno : 0;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (ret)
+		unlink(path);
+	return ret;
 }
 
 static void serve(struct sefa_daemon *d, int lfd)
@@ -456,12 +445,199 @@ static int parse_args(struct sefa_daemon *d, struct start_opts *o, int argc,
 	return check_opts(d, o) ?: -1;
 }
 
+/*
+ * The run directory is ours now: what a dead daemon left there goes, and
+ * our pid file, made exclusively, keeps a second daemon out from here on.
+ */
+static int run_dir_claim(const struct sefa_daemon *d)
+{
+	pid_t pid;
+	int ret;
+
+	switch (sefa_host_state(d->run_dir, &pid)) {
+	case SEFA_HOST_LIVE:
+		fprintf(stderr, "softefad: a daemon already serves %s\n",
+			d->run_dir);
+		return -EADDRINUSE;
+	case SEFA_HOST_MUTE:
+		fprintf(stderr,
+			"softefad: softefad (pid %d) still owns %s, though it does not answer\n",
+			(int)pid, d->run_dir);
+		return -EBUSY;
+	case SEFA_HOST_DEAD:
+		if (pid)
+			fprintf(stderr,
+				"softefad: softefad (pid %d) died; clearing what it left in %s\n",
+				(int)pid, d->run_dir);
+		else
+			fprintf(stderr,
+				"softefad: clearing what a dead softefad left in %s\n",
+				d->run_dir);
+		break;
+	case SEFA_HOST_NONE:
+		break;
+	}
+	ret = sefa_run_dir_clear(d->run_dir);
+	if (ret) {
+		fprintf(stderr, "softefad: cannot clear %s: %s\n", d->run_dir,
+			strerror(-ret));
+		return ret;
+	}
+	ret = write_pidfile(d);
+	if (ret == -EEXIST)
+		fprintf(stderr, "softefad: another softefad is starting in %s\n",
+			d->run_dir);
+	else if (ret)
+		fprintf(stderr, "softefad: pid file in %s: %s\n", d->run_dir,
+			strerror(-ret));
+	return ret;
+}
+static void unlink_in_run_dir(const struct sefa_daemon *d, const char *name)
+{
+	char path[PATH_MAX];
+
+	if (!sock_path(d, name, path, sizeof(path)))
+		unlink(path);
+}
+
+/* Devices and MAD state, in memory: nothing is made outside yet. */
+static int host_init(struct sefa_daemon *d, const struct start_opts *o)
+{
+	int ret = sefa_netdev_lookup(o->netdev, &d->netdev);
+
+	if (ret) {
+		fprintf(stderr, "softefad: %s%s: %s\n",
+			o->netdev ? "network interface " :
+				    "no usable network interface",
+			o->netdev ? o->netdev : "", strerror(-ret));
+		return ret;
+	}
+	/* Alone, a host is its own subnet; on a wire, one host runs the SM. */
+	d->run_sm = !d->wire.on || o->sm;
+	if (sefa_devices_init(d, o->ndev) || sefa_mad_init(d)) {
+		fprintf(stderr, "softefad: out of memory\n");
+		return -ENOMEM;
+	}
+	d->engine_tick = sefa_mad_tick;
+	if (d->wire.on && d->profile->has_mad) {
+		d->mad_out = sefa_net_mad_xmit;
+		d->mad_in = sefa_mad_wire_in;
+	}
+	return 0;
+}
+
+/* What runs beside the listening socket: the wire and the engines. */
+static int engines_start(struct sefa_daemon *d)
+{
+	int ret;
+
+	if (d->wire.on) {
+		ret = sefa_net_open(d);
+		if (ret) {
+			fprintf(stderr,
+				"softefad: wire on %s: %s%s\n", d->netdev.name,
+				strerror(-ret), ret == -EPERM ?
+				" (adding the GIDs as addresses needs CAP_NET_ADMIN)" :
+				"");
+			return ret;
+		}
+	}
+	ret = sefa_engine_start(d);
+	if (ret) {
+		fprintf(stderr, "softefad: device engine: %s\n", strerror(-ret));
+		sefa_net_close(d);
+	}
+	return ret;
+}
+
+static void engines_stop(struct sefa_daemon *d)
+{
+	sefa_engine_stop(d);
+	sefa_net_close(d);
+}
+
+/*
+ * Everything but serving: the pid file first and the sysfs tree, device
+ * nodes and socket after it.  A start that fails takes back all it made,
+ * the run directory too when it made it, so that nothing half made is left
+ * to a reader or to the next daemon.
+ */
+static int host_up(struct sefa_daemon *d, const struct start_opts *o,
+		   int *lfd)
+{
+	bool made;
+	int ret;
+
+	ret = run_dir_make(d->run_dir, &made);
+	if (ret)
+		return ret;
+	ret = run_dir_claim(d);
+	if (ret)
+		goto err_dir;
+	if (pipe2(d->stop_pipe, O_CLOEXEC)) {
+		ret = -errno;
+		perror("softefad: pipe");
+		goto err_pid;
+	}
+	ret = sefa_mm_watch_init(d);
+	if (ret) {
+		fprintf(stderr, "softefad: process watch: %s\n", strerror(-ret));
+		goto err_pid;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	ret = listen_on(d, lfd);
+	if (ret)
+		goto err_sock;
+	ret = sefa_sysfs_create(d);
+	if (ret) {
+		fprintf(stderr, "softefad: cannot build sysfs tree in %s: %s\n",
+			d->run_dir, strerror(-ret));
+		goto err_sysfs;
+	}
+	ret = engines_start(d);
+	if (ret)
+		goto err_sysfs;
+	if (o->log) {
+		ret = redirect_log(o->log);
+		if (ret)
+			goto err_engines;
+	}
+	return 0;
+
+err_engines:
+	engines_stop(d);
+err_sysfs:
+	sefa_sysfs_remove(d);
+	close(*lfd);
+err_sock:
+	unlink_in_run_dir(d, SEFA_SOCKET_NAME);
+err_pid:
+	unlink_in_run_dir(d, SEFA_PID_NAME);
+err_dir:
+	/* Only if empty: a log of an earlier run stays, and says what ran. */
+	if (made)
+		rmdir(d->run_dir);
+	return ret;
+}
+
+/* The pid file last: while it is there, the run directory is taken. */
+static void host_down(struct sefa_daemon *d, int lfd)
+{
+	close(lfd);
+	unlink_in_run_dir(d, SEFA_SOCKET_NAME);
+	wait_clients_gone(d);
+	engines_stop(d);
+	sefa_sysfs_remove(d);
+	unlink_in_run_dir(d, SEFA_PID_NAME);
+}
+
 int main(int argc, char **argv)
 {
 	struct start_opts o = { .ndev = 1, .ready_fd = -1 };
 	struct sefa_daemon *d = &daemon_state;
-	int lfd = -1, ret;
-	char pidpath[PATH_MAX], sockpath[PATH_MAX];
+	int lfd, ret;
 
 	d->profile = sefa_profile_find("efa");
 	d->abi = SEFA_ABI_IOCTL;
@@ -471,108 +647,22 @@ int main(int argc, char **argv)
 			SEFA_RUN_DIR_MAX);
 		return 2;
 	}
-
 	ret = parse_args(d, &o, argc, argv);
 	if (ret >= 0)
 		return ret;
+	if (host_init(d, &o))
+		return 1;
 
-	ret = sefa_netdev_lookup(o.netdev, &d->netdev);
-	if (ret) {
-		fprintf(stderr, "softefad: %s%s: %s\n",
-			o.netdev ? "network interface " : "no usable network interface",
-			o.netdev ? o.netdev : "", strerror(-ret));
+	if (host_up(d, &o, &lfd))
 		return 1;
-	}
-	/* Alone, a host is its own subnet; on a wire, one host runs the SM. */
-	d->run_sm = !d->wire.on || o.sm;
-	if (sefa_devices_init(d, o.ndev) || sefa_mad_init(d)) {
-		fprintf(stderr, "softefad: out of memory\n");
-		return 1;
-	}
-
-	if (run_dir_make(d->run_dir))
-		return 1;
-	if (pipe2(d->stop_pipe, O_CLOEXEC)) {
-		perror("softefad: pipe");
-		return 1;
-	}
-	ret = sefa_mm_watch_init(d);
-	if (ret) {
-		fprintf(stderr, "softefad: process watch: %s\n", strerror(-ret));
-		return 1;
-	}
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGTERM, on_signal);
-	signal(SIGINT, on_signal);
-
-	ret = listen_on(d, &lfd);
-	if (ret)
-		return 1;
-	ret = sefa_sysfs_create(d);
-	if (ret) {
-		fprintf(stderr, "softefad: cannot build sysfs tree in %s: %s\n",
-			d->run_dir, strerror(-ret));
-		goto err_listen;
-	}
-	ret = write_pidfile(d);
-	if (ret) {
-		fprintf(stderr, "softefad: pid file: %s\n", strerror(-ret));
-		goto err_sysfs;
-	}
-	if (d->wire.on) {
-		ret = sefa_net_open(d);
-		if (ret) {
-			fprintf(stderr,
-				"softefad: wire on %s: %s%s\n", d->netdev.name,
-				strerror(-ret), ret == -EPERM ?
-				" (adding the GIDs as addresses needs CAP_NET_ADMIN)" :
-				"");
-			goto err_pid;
-		}
-	}
-	d->engine_tick = sefa_mad_tick;
-	if (d->wire.on && d->profile->has_mad) {
-		d->mad_out = sefa_net_mad_xmit;
-		d->mad_in = sefa_mad_wire_in;
-	}
-	ret = sefa_engine_start(d);
-	if (ret) {
-		fprintf(stderr, "softefad: device engine: %s\n", strerror(-ret));
-		goto err_net;
-	}
-	if (o.log && redirect_log(o.log))
-		goto err_engine;
 	if (o.ready_fd >= 0) {
-		if (write(o.ready_fd, "ok\n", 3) != 3)
-			goto err_engine;
+		if (write(o.ready_fd, "ok\n", 3) != 3) {
+			host_down(d, lfd);
+			return 1;
+		}
 		close(o.ready_fd);
 	}
-
 	serve(d, lfd);
-
-	close(lfd);
-	sock_path(d, SEFA_SOCKET_NAME, sockpath, sizeof(sockpath));
-	unlink(sockpath);
-	wait_clients_gone(d);
-	sefa_engine_stop(d);
-	sefa_net_close(d);
-	sefa_sysfs_remove(d);
-	sock_path(d, SEFA_PID_NAME, pidpath, sizeof(pidpath));
-	unlink(pidpath);
+	host_down(d, lfd);
 	return 0;
-
-err_engine:
-	sefa_engine_stop(d);
-err_net:
-	sefa_net_close(d);
-err_pid:
-	sock_path(d, SEFA_PID_NAME, pidpath, sizeof(pidpath));
-	unlink(pidpath);
-err_sysfs:
-	sefa_sysfs_remove(d);
-err_listen:
-	close(lfd);
-	sock_path(d, SEFA_SOCKET_NAME, sockpath, sizeof(sockpath));
-	unlink(sockpath);
-	return 1;
 }
