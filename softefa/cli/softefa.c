@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,17 +41,104 @@
 
 static char run_dir[SEFA_RUN_DIR_MAX + 1];
 
-static void usage(FILE *f)
+/* Where run_dir came from, for the hint when no host is there. */
+static enum {
+	RUN_DIR_DEFAULT,
+	RUN_DIR_ENV,
+	RUN_DIR_OPTION,
+} run_dir_from;
+
+/*
+ * A command: what follows its name in its usage (with its leading space),
+ * and what it does.
+ */
+struct command {
+	const char *name;
+	const char *args;
+	const char *what;
+	int (*run)(const struct command *cmd, int argc, char **argv);
+};
+
+/* softefa COMMAND --help */
+static int command_help(const struct command *cmd)
 {
-	fprintf(f,
-		"usage: softefa [--run-dir DIR] COMMAND [ARGS]\n"
-		"  start [--profile efa|extended] [--devices N] [--netdev IF]\n"
-		"        [--abi ioctl|write] [--host-id N] [--wire [--sm] ...]\n"
-		"        (every softefad option: softefad --help)\n"
-		"  stop\n"
-		"  status\n"
-		"  stats\n"
-		"  exec [--provider ours|stock] -- CMD [ARGS...]\n");
+	printf("usage: softefa [--run-dir DIR] %s%s\n%s\n", cmd->name,
+	       cmd->args, cmd->what);
+	return 0;
+}
+
+/* A command line refused before anything was done: why, then the usage. */
+static int __attribute__((format(printf, 2, 3)))
+command_refuse(const struct command *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fmt) {
+		fprintf(stderr, "softefa %s: ", cmd->name);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	fprintf(stderr, "usage: softefa [--run-dir DIR] %s%s\n", cmd->name,
+		cmd->args);
+	return 2;
+}
+
+/*
+ * Before getopt_long over a command's own arguments (argv[0] is its name):
+ * getopt names the program by argv[0] in what it says of a bad option.
+ */
+static void command_getopt_init(const struct command *cmd, char **argv)
+{
+	static char prog[32];
+
+	snprintf(prog, sizeof(prog), "softefa %s", cmd->name);
+	argv[0] = prog;
+	optind = 1;
+}
+
+/*
+ * The arguments of a command that takes none but --help.  Returns -1 to go
+ * on, else the exit status.
+ */
+static int plain_args(const struct command *cmd, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	int c;
+
+	command_getopt_init(cmd, argv);
+	c = getopt_long(argc, argv, "+h", opts, NULL);
+	if (c != -1)
+		return c == 'h' ? command_help(cmd) : command_refuse(cmd, NULL);
+	if (optind < argc)
+		return command_refuse(cmd, "unexpected argument '%s'",
+				      argv[optind]);
+	return -1;
+}
+
+/*
+ * The run directory, unless --run-dir gave it: a user starts a host of its
+ * own (@own), and finds one to use.  0, or the exit status 2.
+ */
+static int find_run_dir(bool own)
+{
+	const char *env = getenv(SEFA_RUN_DIR_ENV);
+
+	if (run_dir_from == RUN_DIR_OPTION)
+		return 0;
+	run_dir_from = env && *env ? RUN_DIR_ENV : RUN_DIR_DEFAULT;
+	if (own ? sefa_run_dir_own(run_dir, sizeof(run_dir)) :
+		  sefa_run_dir(run_dir, sizeof(run_dir))) {
+		fprintf(stderr,
+			"softefa: run directory longer than %d characters\n",
+			SEFA_RUN_DIR_MAX);
+		return 2;
+	}
+	return 0;
 }
 
 /* Directory of this executable, to find softefad and the libraries. */
@@ -75,24 +163,54 @@ static void run_path(const char *name, char *buf, size_t len)
 	snprintf(buf, len, "%.*s/%s", SEFA_RUN_DIR_MAX, run_dir, name);
 }
 
-/* After a failed control(): errno says why the daemon did not answer. */
-static void no_daemon(void)
+/*
+ * Nobody runs in run_dir: say where else a host may be, since a user's
+ * commands look in two places and its start starts in only one.
+ */
+static void no_host(void)
 {
-	if (errno == ENXIO)
-		fprintf(stderr,
-			"softefa: no softefad is running in %s (start one with 'softefa start')\n",
+	char own[SEFA_RUN_DIR_MAX + 1];
+
+	fprintf(stderr, "softefa: no softefad is running in %s", run_dir);
+	if (run_dir_from == RUN_DIR_OPTION) {
+		fprintf(stderr, " (--run-dir)\n"
+			"softefa: 'softefa --run-dir %s start' starts one there\n",
 			run_dir);
-	else if (errno == EACCES)
+		return;
+	}
+	if (run_dir_from == RUN_DIR_ENV) {
+		fprintf(stderr, " (" SEFA_RUN_DIR_ENV ")\n"
+			"softefa: 'softefa start' starts one there\n");
+		return;
+	}
+	if (geteuid() == 0 || sefa_run_dir_own(own, sizeof(own)) ||
+	    !strcmp(own, run_dir))
+		fprintf(stderr, "\nsoftefa: 'softefa start' starts one there");
+	else
+		fprintf(stderr,
+			", root's system-wide host, nor in your own, %s\n"
+			"softefa: 'softefa start' starts your own there",
+			own);
+	fprintf(stderr,
+		"; another host: --run-dir DIR or " SEFA_RUN_DIR_ENV "=DIR\n");
+}
+
+/* After a failed control(): @err, its errno, says why nobody answered. */
+static void no_daemon(int err)
+{
+	if (err == ENXIO)
+		no_host();
+	else if (err == EACCES)
 		fprintf(stderr,
 			"softefa: the softefad in %s is neither root's nor yours: not trusted\n",
 			run_dir);
-	else if (errno == EPERM)
+	else if (err == EPERM)
 		fprintf(stderr,
 			"softefa: only root or the user who started it may do that to the softefad in %s\n",
 			run_dir);
 	else
 		fprintf(stderr, "softefa: the softefad in %s does not answer: %s\n",
-			run_dir, strerror(errno));
+			run_dir, strerror(err));
 }
 
 /*
@@ -147,17 +265,35 @@ err_close:
 	return NULL;
 }
 
-static int cmd_show(uint32_t what)
+static int show(uint32_t what)
 {
 	char *text = control(what);
 
 	if (!text) {
-		no_daemon();
+		no_daemon(errno);
 		return 1;
 	}
 	fputs(text, stdout);
 	free(text);
 	return 0;
+}
+
+static int cmd_status(const struct command *cmd, int argc, char **argv)
+{
+	int ret = plain_args(cmd, argc, argv);
+
+	if (ret >= 0)
+		return ret;
+	return find_run_dir(false) ?: show(SEFA_CTL_STATUS);
+}
+
+static int cmd_stats(const struct command *cmd, int argc, char **argv)
+{
+	int ret = plain_args(cmd, argc, argv);
+
+	if (ret >= 0)
+		return ret;
+	return find_run_dir(false) ?: show(SEFA_CTL_STATS);
 }
 
 /*
@@ -195,13 +331,21 @@ static pid_t read_pid(void)
 	return pid;
 }
 
-static int cmd_stop(void)
+static int cmd_stop(const struct command *cmd, int argc, char **argv)
 {
-	pid_t pid = read_pid();
-	char *text = control(SEFA_CTL_STOP);
+	int ret = plain_args(cmd, argc, argv);
+	pid_t pid;
+	char *text;
 
+	if (ret >= 0)
+		return ret;
+	ret = find_run_dir(false);
+	if (ret)
+		return ret;
+	pid = read_pid();
+	text = control(SEFA_CTL_STOP);
 	if (!text) {
-		no_daemon();
+		no_daemon(errno);
 		return 1;
 	}
 	free(text);
@@ -214,22 +358,61 @@ static int cmd_stop(void)
 	return 0;
 }
 
-static int cmd_start(int argc, char **argv)
+/*
+ * start passes its options to softefad, which checks them before it does
+ * anything; but --help is start's own.
+ */
+static bool wants_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	return false;
+}
+
+/*
+ * softefad did not say it was ready.  It closed the pipe without a word
+ * (@ended) only by exiting: 2 when it refused its command line, 0 when it
+ * only printed its version, 1 else; or it hangs, and is ended.
+ */
+static int start_failed(pid_t pid, bool ended)
+{
+	int status;
+
+	if (!ended)
+		kill(pid, SIGTERM);
+	waitpid(pid, &status, 0);
+	if (ended && WIFEXITED(status) &&
+	    (WEXITSTATUS(status) == 2 || WEXITSTATUS(status) == 0))
+		return WEXITSTATUS(status);
+	fprintf(stderr, "softefa: softefad failed to start (see above)\n");
+	return 1;
+}
+
+static int cmd_start(const struct command *cmd, int argc, char **argv)
 {
 	char dir[PATH_MAX], daemon[PATH_MAX + 16], log[PATH_MAX];
 	char readyarg[32], ok[4] = {};
 	char *args[16 + argc];
-	int nargs = 0, i, p[2], status;
+	int nargs = 0, i, p[2], ret;
 	struct pollfd pfd;
+	bool ended;
 	pid_t pid;
 	char *text;
 
+	if (wants_help(argc, argv))
+		return command_help(cmd);
+	ret = find_run_dir(true);
+	if (ret)
+		return ret;
 	if (self_dir(dir, sizeof(dir))) {
 		fprintf(stderr, "softefa: cannot find my own directory\n");
 		return 1;
 	}
 	snprintf(daemon, sizeof(daemon), "%s/softefad", dir);
-	run_path("softefad.log", log, sizeof(log));
+	run_path(SEFA_LOG_NAME, log, sizeof(log));
 
 	text = control(SEFA_CTL_STATUS);
 	if (text) {
@@ -275,20 +458,15 @@ static int cmd_start(int argc, char **argv)
 	close(p[1]);
 	pfd.fd = p[0];
 	pfd.events = POLLIN;
-	if (poll(&pfd, 1, 15000) == 1 && read(p[0], ok, 3) == 3 &&
-	    !strcmp(ok, "ok\n")) {
+	ended = poll(&pfd, 1, 15000) == 1;
+	if (ended && read(p[0], ok, 3) == 3 && !strcmp(ok, "ok\n")) {
 		close(p[0]);
 		printf("softefa: softefad (pid %d) serves %s\n", (int)pid,
 		       run_dir);
 		return 0;
 	}
 	close(p[0]);
-	if (waitpid(pid, &status, WNOHANG) == 0) {
-		kill(pid, SIGTERM);
-		waitpid(pid, &status, 0);
-	}
-	fprintf(stderr, "softefa: softefad failed to start (see above)\n");
-	return 1;
+	return start_failed(pid, ended);
 }
 
 /*
@@ -375,10 +553,11 @@ static int set_preload(const char *shim, const char *libefa)
 	return ret;
 }
 
-static int cmd_exec(int argc, char **argv)
+static int cmd_exec(const struct command *cmd, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "provider", required_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	char preload[PATH_MAX], provider[PATH_MAX], sys[PATH_MAX + 8];
@@ -387,24 +566,26 @@ static int cmd_exec(int argc, char **argv)
 	char *text;
 	int c;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-		if (c != 'P' || (strcmp(optarg, "ours") &&
-				 strcmp(optarg, "stock"))) {
-			fprintf(stderr,
-				"softefa: exec takes --provider ours|stock\n");
-			return 2;
-		}
+	command_getopt_init(cmd, argv);
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		if (c == 'h')
+			return command_help(cmd);
+		if (c != 'P')
+			return command_refuse(cmd, NULL);
+		if (strcmp(optarg, "ours") && strcmp(optarg, "stock"))
+			return command_refuse(cmd, "unknown provider '%s'",
+					      optarg);
 		stock = !strcmp(optarg, "stock");
 	}
-	if (optind >= argc) {
-		usage(stderr);
-		return 2;
-	}
+	if (optind >= argc)
+		return command_refuse(cmd, "no program to run");
+	c = find_run_dir(false);
+	if (c)
+		return c;
 
 	text = control(SEFA_CTL_STATUS);
 	if (!text) {
-		no_daemon();
+		no_daemon(errno);
 		return 1;
 	}
 	free(text);
@@ -438,8 +619,10 @@ static int cmd_exec(int argc, char **argv)
 		goto err_env;
 
 	execvp(argv[optind], argv + optind);
-	fprintf(stderr, "softefa: %s: %s\n", argv[optind], strerror(errno));
-	return 127;
+	/* As a shell says: not found, or found but not to be run. */
+	c = errno;
+	fprintf(stderr, "softefa: %s: %s\n", argv[optind], strerror(c));
+	return c == ENOENT ? 127 : 126;
 
 err_env:
 	perror("softefa: environment");
@@ -473,6 +656,7 @@ static int take_run_dir(int *argc, char **argv)
 				SEFA_RUN_DIR_MAX);
 			return -1;
 		}
+		run_dir_from = RUN_DIR_OPTION;
 		for (j = i; j + used <= *argc; j++)
 			argv[j] = argv[j + used];
 		*argc -= used;
@@ -481,40 +665,65 @@ static int take_run_dir(int *argc, char **argv)
 	return 0;
 }
 
+static const struct command commands[] = {
+	{ "start", " [OPTIONS]",
+	  "Start softefad serving the run directory and wait until it serves;\n"
+	  "OPTIONS are softefad's (softefad --help): --profile efa|extended,\n"
+	  "--devices N, --netdev IF, --abi ioctl|write, --host-id N, --verbose,\n"
+	  "--max-objects N, --max-queue-mem BYTES, --wire [--sm] [--wire-*].",
+	  cmd_start },
+	{ "stop", "",
+	  "Stop the softefad of the run directory and wait until it is gone.",
+	  cmd_stop },
+	{ "status", "",
+	  "Print the host's profile, devices and open device files.",
+	  cmd_status },
+	{ "stats", "",
+	  "Print the packet counters of the devices, QPs, wire and engines.",
+	  cmd_stats },
+	{ "exec", " [--provider ours|stock] [--] CMD [ARGS...]",
+	  "Run CMD on the host with our provider (ours, the default) or the\n"
+	  "system's (stock).  Exits with CMD's status, 126 when CMD cannot be\n"
+	  "run, 127 when it is not found.",
+	  cmd_exec },
+	{}
+};
+
+static void usage(FILE *f)
+{
+	const struct command *cmd;
+
+	fprintf(f,
+		"usage: softefa [--run-dir DIR] COMMAND [ARGS]\n"
+		"       softefa --help | --version\n"
+		"commands (each also takes --help):\n");
+	for (cmd = commands; cmd->name; cmd++)
+		fprintf(f, "  %s%s\n", cmd->name, cmd->args);
+}
+
 int main(int argc, char **argv)
 {
-	int i = 1;
+	const struct command *cmd;
 
 	if (take_run_dir(&argc, argv))
 		return 2;
-	if (i >= argc) {
+	if (argc < 2) {
 		usage(stderr);
 		return 2;
 	}
-	/* A user starts a host of its own, and finds one to use. */
-	if (!run_dir[0] &&
-	    (strcmp(argv[i], "start") ? sefa_run_dir(run_dir, sizeof(run_dir)) :
-		sefa_run_dir_own(run_dir, sizeof(run_dir)))) {
-		fprintf(stderr,
-			"softefa: run directory longer than %d characters\n",
-			SEFA_RUN_DIR_MAX);
-		return 2;
-	}
-	if (!strcmp(argv[i], "start"))
-		return cmd_start(argc - i, argv + i);
-	if (!strcmp(argv[i], "stop"))
-		return cmd_stop();
-	if (!strcmp(argv[i], "status"))
-		return cmd_show(SEFA_CTL_STATUS);
-	if (!strcmp(argv[i], "stats"))
-		return cmd_show(SEFA_CTL_STATS);
-	if (!strcmp(argv[i], "exec"))
-		return cmd_exec(argc - i, argv + i);
-	if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
 		return 0;
 	}
-	fprintf(stderr, "softefa: unknown command '%s'\n", argv[i]);
+	if (!strcmp(argv[1], "--version")) {
+		printf("softefa %s\n", SOFTEFA_VERSION);
+		return 0;
+	}
+	for (cmd = commands; cmd->name; cmd++)
+		if (!strcmp(cmd->name, argv[1]))
+			return cmd->run(cmd, argc - 1, argv + 1);
+	fprintf(stderr, "softefa: unknown %s '%s'\n",
+		argv[1][0] == '-' ? "option" : "command", argv[1]);
 	usage(stderr);
 	return 2;
 }
