@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hoststate.h"
 #include "rundir.h"
 
 #ifndef SOFTEFA_INSTALL_LIBDIR
@@ -195,11 +196,59 @@ static void no_host(void)
 		"; another host: --run-dir DIR or " SEFA_RUN_DIR_ENV "=DIR\n");
 }
 
+/* "softefad (pid N)", or "softefad" when no pid is known. */
+static const char *daemon_name(pid_t pid)
+{
+	static char name[32];
+
+	if (!pid)
+		return "softefad";
+	snprintf(name, sizeof(name), "softefad (pid %d)", (int)pid);
+	return name;
+}
+
+static void host_dead(pid_t pid)
+{
+	char log[PATH_MAX];
+
+	run_path(SEFA_LOG_NAME, log, sizeof(log));
+	fprintf(stderr, "softefa: %s is not running: it died", daemon_name(pid));
+	if (!access(log, F_OK))
+		fprintf(stderr, "; its log: %s", log);
+	fprintf(stderr,
+		"\nsoftefa: 'softefa stop' clears what it left in %s, 'softefa start' starts anew\n",
+		run_dir);
+}
+
+/* Nothing listens on run_dir's socket: a daemon died there, hangs, or none. */
+static void no_answer(void)
+{
+	pid_t pid;
+
+	switch (sefa_host_state(run_dir, &pid)) {
+	case SEFA_HOST_DEAD:
+		host_dead(pid);
+		break;
+	case SEFA_HOST_MUTE:
+		fprintf(stderr, "softefa: %s runs in %s but does not answer\n",
+			daemon_name(pid), run_dir);
+		break;
+	case SEFA_HOST_LIVE:
+		/* one that was starting: it answers now */
+		fprintf(stderr, "softefa: the softefad in %s did not answer in time\n",
+			run_dir);
+		break;
+	case SEFA_HOST_NONE:
+		no_host();
+		break;
+	}
+}
+
 /* After a failed control(): @err, its errno, says why nobody answered. */
 static void no_daemon(int err)
 {
 	if (err == ENXIO)
-		no_host();
+		no_answer();
 	else if (err == EACCES)
 		fprintf(stderr,
 			"softefa: the softefad in %s is neither root's nor yours: not trusted\n",
@@ -315,20 +364,32 @@ static bool wait_gone(pid_t pid, int ms)
 	return false;
 }
 
-static pid_t read_pid(void)
+/*
+ * stop of a daemon that died: what it left goes but its log, which says
+ * why it died.  Only root or the daemon's user may, as they may stop it.
+ */
+static int clear_dead(pid_t pid)
 {
 	char path[PATH_MAX];
-	FILE *f;
-	int pid = -1;
+	struct stat st;
+	int ret;
 
-	run_path(SEFA_PID_NAME, path, sizeof(path));
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &pid) != 1)
-		pid = -1;
-	fclose(f);
-	return pid;
+	run_path(pid ? SEFA_PID_NAME : SEFA_SOCKET_NAME, path, sizeof(path));
+	if (!lstat(path, &st) && geteuid() != 0 && st.st_uid != geteuid()) {
+		fprintf(stderr,
+			"softefa: only root or the user who started it may clear what %s left in %s\n",
+			daemon_name(pid), run_dir);
+		return 1;
+	}
+	ret = sefa_run_dir_clear(run_dir);
+	if (ret) {
+		fprintf(stderr, "softefa: clearing %s: %s\n", run_dir,
+			strerror(-ret));
+		return 1;
+	}
+	printf("softefa: %s had died; removed what it left in %s but its log\n",
+	       daemon_name(pid), run_dir);
+	return 0;
 }
 
 static int cmd_stop(const struct command *cmd, int argc, char **argv)
@@ -342,10 +403,14 @@ static int cmd_stop(const struct command *cmd, int argc, char **argv)
 	ret = find_run_dir(false);
 	if (ret)
 		return ret;
-	pid = read_pid();
+	pid = sefa_pid_file_read(run_dir);
 	text = control(SEFA_CTL_STOP);
 	if (!text) {
-		no_daemon(errno);
+		ret = errno;
+		if (ret == ENXIO &&
+		    sefa_host_state(run_dir, &pid) == SEFA_HOST_DEAD)
+			return clear_dead(pid);
+		no_daemon(ret);
 		return 1;
 	}
 	free(text);
@@ -670,13 +735,16 @@ static const struct command commands[] = {
 	  "Start softefad serving the run directory and wait until it serves;\n"
 	  "OPTIONS are softefad's (softefad --help): --profile efa|extended,\n"
 	  "--devices N, --netdev IF, --abi ioctl|write, --host-id N, --verbose,\n"
-	  "--max-objects N, --max-queue-mem BYTES, --wire [--sm] [--wire-*].",
+	  "--max-objects N, --max-queue-mem BYTES, --wire [--sm] [--wire-*].\n"
+	  "Clears what a dead softefad left there first.",
 	  cmd_start },
 	{ "stop", "",
-	  "Stop the softefad of the run directory and wait until it is gone.",
+	  "Stop the softefad of the run directory and wait until it is gone;\n"
+	  "of one that died, remove what it left but its log.",
 	  cmd_stop },
 	{ "status", "",
-	  "Print the host's profile, devices and open device files.",
+	  "Print the host's profile, devices and open device files; fails, and\n"
+	  "says so, when its softefad died.",
 	  cmd_status },
 	{ "stats", "",
 	  "Print the packet counters of the devices, QPs, wire and engines.",
