@@ -5,7 +5,7 @@
 # of the other's objects: not its memory keys, handles, mmap keys, channel
 # or device file.  A user's own host is the one its commands use, and
 # another user's is not trusted; a run directory another user made is
-# refused.  Runs in a mount namespace of its own, with a /run of its own.
+# refused.  With no host, each is told where it looked.  Runs in a mount namespace of its own, with a /run of its own.
 if [ -z "${SEFA_USERS_NS:-}" ]; then
 	command -v unshare >/dev/null && command -v setpriv >/dev/null ||
 		{ echo "SKIP: unshare and setpriv (util-linux) needed"; exit 77; }
@@ -118,4 +118,16 @@ mkdir -m 777 /run/softefa-open
 out=$(timeout 10 "$BUILD/bin/softefad" --run-dir /run/softefa-open 2>&1) ||
 	[ $? -ne 124 ] || fail "softefad served a directory anyone may write"
 grep -q "others may write it" <<<"$out" || fail "softefad said: $out"
+
+echo "== no host: the hint names where each looked and how to start one"
+stop_host
+out=$(as $A "$T/bin/softefa" status 2>&1) && fail "uid $A found a host: $out"
+grep -qF "no softefad is running in /run/softefa, root's system-wide host, nor in your own, /run/user/$A/softefa" \
+	<<<"$out" || fail "uid $A was told: $out"
+grep -qF "'softefa start' starts your own there; another host: --run-dir DIR or SOFTEFA_RUN_DIR=DIR" \
+	<<<"$out" || fail "uid $A was told: $out"
+out=$(env -u SOFTEFA_RUN_DIR "$SOFTEFA" status 2>&1) && fail "root found a host: $out"
+grep -qx "softefa: no softefad is running in /run/softefa" <<<"$out" ||
+	fail "root was told: $out"
+grep -qF "'softefa start' starts one there" <<<"$out" || fail "root was told: $out"
 echo "PASS"
