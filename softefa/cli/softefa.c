@@ -465,7 +465,6 @@ static int cmd_start(const struct command *cmd, int argc, char **argv)
 	struct pollfd pfd;
 	bool ended;
 	pid_t pid;
-	char *text;
 
 	if (wants_help(argc, argv))
 		return command_help(cmd);
@@ -479,14 +478,10 @@ static int cmd_start(const struct command *cmd, int argc, char **argv)
 	snprintf(daemon, sizeof(daemon), "%s/softefad", dir);
 	run_path(SEFA_LOG_NAME, log, sizeof(log));
 
-	text = control(SEFA_CTL_STATUS);
-	if (text) {
-		free(text);
-		fprintf(stderr, "softefa: a softefad already runs in %s\n",
-			run_dir);
-		return 1;
-	}
-
+	/*
+	 * Whether one runs there already is softefad's to say, after it
+	 * checked its options: a bad command line is refused first.
+	 */
 	if (pipe2(p, O_CLOEXEC)) {
 		perror("softefa: pipe");
 		return 1;

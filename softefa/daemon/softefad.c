@@ -456,7 +456,7 @@ static int run_dir_claim(const struct sefa_daemon *d)
 
 	switch (sefa_host_state(d->run_dir, &pid)) {
 	case SEFA_HOST_LIVE:
-		fprintf(stderr, "softefad: a daemon already serves %s\n",
+		fprintf(stderr, "softefad: a softefad already runs in %s\n",
 			d->run_dir);
 		return -EADDRINUSE;
 	case SEFA_HOST_MUTE:

@@ -153,6 +153,11 @@ expect 2 "" "unrecognized option" "stop --bogus"
 sefa status >/dev/null || fail "stop --bogus stopped the daemon"
 run sefa status extra
 expect 2 "" "unexpected argument" "status extra"
+run sefa start --bogus
+expect 2 "" "unrecognized option '--bogus'" "start --bogus beside a daemon"
+run sefa start
+expect 1 "" "a softefad already runs in $RUN" "a second start"
+sefa status >/dev/null || fail "a refused start stopped the daemon"
 
 echo "== exec: 126 when it cannot run, 127 when not found"
 echo "echo hello" >"$OUT/not-executable"
