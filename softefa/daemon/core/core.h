@@ -87,6 +87,7 @@ struct sefa_client {
 	unsigned int mmap_seq;
 
 	struct sefa_req_note note;
+	bool told_no_ioctl;		/* --abi write: libibverbs knows */
 };
 
 /*
