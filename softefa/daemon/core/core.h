@@ -57,6 +57,20 @@ struct sefa_req_note {
 	char why[96];
 };
 
+/* One kind of refusal: what was asked and the errno (refusal.c). */
+struct sefa_refusal_kind {
+	uint32_t op;
+	uint32_t cmd;			/* or the ioctl request */
+	uint16_t object;
+	uint16_t method;
+	bool has_cmd;
+	bool has_method;
+	int err;
+};
+
+/* The kinds of refusal logged per connection without --verbose. */
+#define SEFA_LOGGED_KINDS	8
+
 /*
  * A connection: an open uverbs fd (the kernel's ib_uverbs_file), an open
  * umadN or issmN, or a control request.
@@ -88,6 +102,8 @@ struct sefa_client {
 
 	struct sefa_req_note note;
 	bool told_no_ioctl;		/* --abi write: libibverbs knows */
+	struct sefa_refusal_kind logged[SEFA_LOGGED_KINDS];
+	unsigned int nlogged;		/* one more once the log is full */
 };
 
 /*
