@@ -40,9 +40,11 @@ static int64_t uverbs_call(struct sefa_client *c, const struct sefa_req *req)
 	case SEFA_OP_MMAP:
 		return c->has_ucontext ?
 		       sefa_uverbs_mmap(c, req->arg, req->len, req->addr) :
-		       -EINVAL;
+		       sefa_refuse(c, -EINVAL, "no context yet");
+	case SEFA_OP_FD_NUM:
+		return sefa_refuse(c, -EINVAL, "an fd number nobody asked for");
 	default:
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL, "not a uverbs operation");
 	}
 }
 
@@ -56,6 +58,11 @@ static int64_t dispatch(struct sefa_client *c, const struct sefa_req *req)
 	 * engine and the other connections use too.  A uverbs call that
 	 * hands the client an fd lets it go while the client takes it.
 	 */
+	/* what the decoders and refusal sites say of this request */
+	c->note.has_cmd = false;
+	c->note.has_method = false;
+	c->note.routine = 0;
+	c->note.err = 0;
 	sefa_daemon_lock(c->d);
 	ret = c->umad ? sefa_umad_call(c, req) : uverbs_call(c, req);
 	/*
@@ -65,11 +72,8 @@ static int64_t dispatch(struct sefa_client *c, const struct sefa_req *req)
 	atomic_store(&c->d->tick_asked, true);
 	sefa_engine_kick(c->d);
 	sefa_daemon_unlock(c->d);
-	if (ret < 0 && c->d->verbose)
-		fprintf(stderr,
-			"softefad: pid %d: request %u arg %#llx len %llu: %s\n",
-			(int)c->pid, req->op, (unsigned long long)req->arg,
-			(unsigned long long)req->len, strerror((int)-ret));
+	if (ret < 0)
+		sefa_log_refusal(c, req, (int)ret);
 	return ret;
 }
 

@@ -11,4 +11,8 @@
 int sefa_client_start(struct sefa_daemon *d, int sock);
 void sefa_clients_shutdown(struct sefa_daemon *d);
 
+/* refusal.c: the log line of a request that failed */
+void sefa_log_refusal(struct sefa_client *c, const struct sefa_req *req,
+		      int err);
+
 #endif

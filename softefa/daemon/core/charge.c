@@ -221,7 +221,7 @@ int sefa_pin(struct sefa_client *c, uint64_t addr, uint64_t len,
 
 	ret = memlock_limit(c->pid, &limit);
 	if (ret)
-		return ret;
+		return sefa_refuse(c, ret, "cannot read the process's limits");
 	*npages = (end - first) / page;
 	*mm = mm_get(c->d, c->pid);
 	if (!*mm)
@@ -231,7 +231,11 @@ int sefa_pin(struct sefa_client *c, uint64_t addr, uint64_t len,
 	    !can_ipc_lock(c->pid)) {
 		(*mm)->pinned -= *npages;
 		mm_put(c->d, *mm);
-		return -ENOMEM;
+		return sefa_refuse(c, -ENOMEM,
+				   "RLIMIT_MEMLOCK: %llu more pages, %llu pinned, limit %llu bytes",
+				   (unsigned long long)*npages,
+				   (unsigned long long)(*mm)->pinned,
+				   (unsigned long long)limit);
 	}
 	c->pinned_pages += *npages;
 	return 0;
@@ -254,7 +258,9 @@ int sefa_charge_object(struct sefa_client *c)
 {
 	unsigned int max = c->d->caps.max_objects;
 
-	return max && c->nobjects >= max ? -EAGAIN : 0;
+	if (max && c->nobjects >= max)
+		return sefa_refuse(c, -EAGAIN, "--max-objects %u reached", max);
+	return 0;
 }
 
 /*
@@ -266,7 +272,10 @@ int sefa_charge_queue(struct sefa_client *c, uint64_t len)
 	uint64_t max = c->d->caps.max_queue_bytes;
 
 	if (max && (len > max || c->queue_bytes > max - len))
-		return -ENOMEM;
+		return sefa_refuse(c, -ENOMEM,
+				   "--max-queue-mem: %llu more bytes, %llu held",
+				   (unsigned long long)len,
+				   (unsigned long long)c->queue_bytes);
 	c->queue_bytes += len;
 	return 0;
 }

@@ -40,6 +40,38 @@ struct sefa_event_file {
 };
 
 /*
+ * The request a connection serves, for the log line of a refusal
+ * (softefad(8), LOG): the decoders name it, a refusal site says why with
+ * sefa_refuse(), and an answer the client counts on (a probe) is marked
+ * with sefa_routine(), so that it is not logged.  Cleared before each
+ * request; only the connection's own thread touches it.
+ */
+struct sefa_req_note {
+	uint32_t cmd;			/* write command, also of INVOKE_WRITE */
+	uint16_t object;		/* ioctl object and method */
+	uint16_t method;
+	bool has_cmd;
+	bool has_method;
+	int routine;			/* the errno that is no refusal, or 0 */
+	int err;			/* the errno @why explains, or 0 */
+	char why[96];
+};
+
+/* One kind of refusal: what was asked and the errno (refusal.c). */
+struct sefa_refusal_kind {
+	uint32_t op;
+	uint32_t cmd;			/* or the ioctl request */
+	uint16_t object;
+	uint16_t method;
+	bool has_cmd;
+	bool has_method;
+	int err;
+};
+
+/* The kinds of refusal logged per connection without --verbose. */
+#define SEFA_LOGGED_KINDS	8
+
+/*
  * A connection: an open uverbs fd (the kernel's ib_uverbs_file), an open
  * umadN or issmN, or a control request.
  */
@@ -67,7 +99,20 @@ struct sefa_client {
 	struct sefa_mmap_entry *mmap;
 	unsigned int nmmap;
 	unsigned int mmap_seq;
+
+	struct sefa_req_note note;
+	bool told_no_ioctl;		/* --abi write: libibverbs knows */
+	struct sefa_refusal_kind logged[SEFA_LOGGED_KINDS];
+	unsigned int nlogged;		/* one more once the log is full */
 };
+
+/*
+ * refuse.c: why the request is refused.  Both return @err, a negative
+ * errno, for the caller to return.
+ */
+int sefa_refuse(struct sefa_client *c, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int sefa_routine(struct sefa_client *c, int err);
 
 /* uaccess.c: the kernel's copy_from_user()/copy_to_user(). */
 int sefa_copy_from_user(struct sefa_client *c, void *dst, uint64_t src,
@@ -107,6 +152,7 @@ int sefa_request(struct sefa_cmd *cmd, void *req, size_t size);
 int sefa_response(struct sefa_cmd *cmd, const void *resp, size_t size);
 int sefa_udata_in(struct sefa_cmd *cmd, void *req, size_t size);
 int sefa_udata_out(struct sefa_cmd *cmd, const void *resp, size_t size);
+int sefa_udata_unknown(struct sefa_client *c);
 
 /*
  * A process with pinned memory: the kernel's mm.  Its regions hold it, and

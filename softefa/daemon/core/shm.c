@@ -152,14 +152,17 @@ int64_t sefa_uverbs_mmap(struct sefa_client *c, uint64_t key, uint64_t len,
 	/* mmap(2) maps whole pages, whatever length it was given. */
 	len = (len + SEFA_PAGE_SIZE - 1) & ~(uint64_t)(SEFA_PAGE_SIZE - 1);
 	if (!(flags & MAP_SHARED) || !len)
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL, "not MAP_SHARED, or no length");
 	for (i = 0; i < c->nmmap; i++)
 		if (c->mmap[i].shm && c->mmap[i].key == key)
 			e = &c->mmap[i];
 	if (!e)
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL, "unknown mmap key %#llx",
+				   (unsigned long long)key);
 	if (len > e->shm->len - e->off)
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL, "%llu bytes beyond the key's %zu",
+				   (unsigned long long)len,
+				   e->shm->len - e->off);
 	off = e->off;
 	ret = sefa_conn_install_fd(c, e->shm->fd, SEFA_FD_MEMORY, &fd);
 	return ret ? ret : (int64_t)off;

@@ -29,10 +29,10 @@ int sefa_copy_from_user(struct sefa_client *c, void *dst, uint64_t src,
 
 	if (!len)
 		return 0;
-	if (!user_range_ok(src, len))
-		return -EFAULT;
-	if (process_vm_readv(c->pid, &local, 1, &remote, 1, 0) != (ssize_t)len)
-		return -EFAULT;
+	if (!user_range_ok(src, len) ||
+	    process_vm_readv(c->pid, &local, 1, &remote, 1, 0) != (ssize_t)len)
+		return sefa_refuse(c, -EFAULT, "cannot read %zu bytes at %#llx",
+				   len, (unsigned long long)src);
 	return 0;
 }
 
@@ -45,11 +45,11 @@ int sefa_copy_to_user(struct sefa_client *c, uint64_t dst, const void *src,
 
 	if (!len)
 		return 0;
-	if (!user_range_ok(dst, len))
-		return -EFAULT;
-	if (process_vm_writev(c->pid, &local, 1, &remote, 1, 0) !=
+	if (!user_range_ok(dst, len) ||
+	    process_vm_writev(c->pid, &local, 1, &remote, 1, 0) !=
 	    (ssize_t)len)
-		return -EFAULT;
+		return sefa_refuse(c, -EFAULT, "cannot write %zu bytes at %#llx",
+				   len, (unsigned long long)dst);
 	return 0;
 }
 
@@ -137,7 +137,8 @@ int sefa_request(struct sefa_cmd *cmd, void *req, size_t size)
 	ret = sefa_ubuf_is_zero_from(cmd->c, &cmd->core_in, size);
 	if (ret < 0)
 		return ret;
-	return ret ? 0 : -EOPNOTSUPP;
+	return ret ? 0 : sefa_refuse(cmd->c, -EOPNOTSUPP,
+				     "request has nonzero bytes beyond what the device knows");
 }
 
 /* The kernel's uverbs_response(): copy what fits, zero the remainder. */
@@ -159,6 +160,12 @@ int sefa_response(struct sefa_cmd *cmd, const void *resp, size_t size)
 int sefa_udata_in(struct sefa_cmd *cmd, void *req, size_t size)
 {
 	return sefa_ubuf_read(cmd->c, &cmd->udata_in, req, size);
+}
+
+/* The efa driver's answer to udata with more in it than it knows. */
+int sefa_udata_unknown(struct sefa_client *c)
+{
+	return sefa_refuse(c, -EINVAL, "udata has nonzero bytes efa does not know");
 }
 
 /* ib_copy_to_udata() of min(size, outlen), as the efa driver does. */

@@ -373,6 +373,7 @@ void sefa_mad_wire_in(struct sefa_daemon *d, const struct sefa_mad_frame *f);
 int sefa_umad_open(struct sefa_client *c, unsigned int index, bool issm,
 		   bool nonblock);
 int64_t sefa_umad_call(struct sefa_client *c, const struct sefa_req *req);
+const char *sefa_umad_ioctl_name(uint64_t request);
 void sefa_umad_close(struct sefa_client *c);
 
 

@@ -228,7 +228,8 @@ static int add_agent(struct umad_file *f, const struct mad_reg *reg,
 	uint32_t id;
 
 	if (slot < 0)
-		return slot;
+		return sefa_refuse(f->c, slot, "%u agents on the file already",
+				   UMAD_MAX_AGENTS);
 	agent = calloc(1, sizeof(*agent));
 	if (!agent)
 		return -ENOMEM;
@@ -237,7 +238,9 @@ static int add_agent(struct umad_file *f, const struct mad_reg *reg,
 	ret = mad_agent_register(f->port, reg, agent);
 	if (ret) {
 		free(agent);
-		return ret;
+		return sefa_refuse(f->c, ret,
+				   "class %#x version %u on QP %u: not allowed or taken",
+				   reg->mgmt_class, reg->class_version, reg->qpn);
 	}
 	f->agent[slot] = agent;
 	id = slot;
@@ -259,6 +262,11 @@ static void mask_from_longs(uint64_t mask[2], const packed_ulong *l)
 					      << (i * sizeof(long) * 8 % 64);
 }
 
+static int bad_qpn(const struct umad_file *f, unsigned int qpn)
+{
+	return sefa_refuse(f->c, -EINVAL, "QP %u is neither 0 nor 1", qpn);
+}
+
 static int reg_agent(struct umad_file *f, uint64_t arg)
 {
 	struct ib_user_mad_reg_req req;
@@ -269,7 +277,7 @@ static int reg_agent(struct umad_file *f, uint64_t arg)
 	if (ret)
 		return ret;
 	if (req.qpn > 1)
-		return -EINVAL;
+		return bad_qpn(f, req.qpn);
 	reg.qpn = req.qpn;
 	reg.mgmt_class = req.mgmt_class;
 	reg.class_version = req.mgmt_class_version;
@@ -294,16 +302,19 @@ static int reg_agent2(struct umad_file *f, uint64_t arg)
 	if (ret)
 		return ret;
 	if (req.qpn > 1)
-		return -EINVAL;
+		return bad_qpn(f, req.qpn);
 	if (req.flags & ~IB_USER_MAD_REG_FLAGS_CAP) {
 		/* say what is supported, then refuse */
 		ret = sefa_copy_to_user(f->c, arg +
 					offsetof(struct ib_user_mad_reg_req2, flags),
 					&cap, sizeof(cap));
-		return ret ? ret : -EINVAL;
+		return ret ? ret : sefa_refuse(f->c, -EINVAL,
+					       "flags %#x unknown (supported written back)",
+					       req.flags);
 	}
 	if (req.oui & 0xff000000)
-		return -EINVAL;
+		return sefa_refuse(f->c, -EINVAL, "OUI %#x beyond 24 bits",
+				   req.oui);
 	reg.qpn = req.qpn;
 	reg.mgmt_class = req.mgmt_class;
 	reg.class_version = req.mgmt_class_version;
@@ -320,6 +331,11 @@ static int reg_agent2(struct umad_file *f, uint64_t arg)
 	return ret;
 }
 
+static int no_agent(const struct umad_file *f, int err, uint32_t id)
+{
+	return sefa_refuse(f->c, err, "no agent %u on the file", id);
+}
+
 static int unreg_agent(struct umad_file *f, uint64_t arg)
 {
 	uint32_t id;
@@ -329,7 +345,7 @@ static int unreg_agent(struct umad_file *f, uint64_t arg)
 	if (ret)
 		return ret;
 	if (id >= UMAD_MAX_AGENTS || !f->agent[id])
-		return -EINVAL;
+		return no_agent(f, -EINVAL, id);
 	agent_free(f, id);
 	return 0;
 }
@@ -345,11 +361,29 @@ static int umad_ioctl(struct umad_file *f, uint64_t cmd, uint64_t arg)
 		return unreg_agent(f, arg);
 	case IB_USER_MAD_ENABLE_PKEY:
 		if (f->already_used)
-			return -EINVAL;
+			return sefa_refuse(f->c, -EINVAL,
+					   "an agent was registered already");
 		f->use_pkey_index = true;
 		return 0;
 	default:
-		return -ENOTTY;
+		return sefa_refuse(f->c, -ENOTTY, "not a umad ioctl");
+	}
+}
+
+/* The umad ioctl requests by name, for the log; NULL for another one. */
+const char *sefa_umad_ioctl_name(uint64_t request)
+{
+	switch (request) {
+	case IB_USER_MAD_REGISTER_AGENT:
+		return "REGISTER_AGENT";
+	case IB_USER_MAD_REGISTER_AGENT2:
+		return "REGISTER_AGENT2";
+	case IB_USER_MAD_UNREGISTER_AGENT:
+		return "UNREGISTER_AGENT";
+	case IB_USER_MAD_ENABLE_PKEY:
+		return "ENABLE_PKEY";
+	default:
+		return NULL;
 	}
 }
 
@@ -366,12 +400,16 @@ static int64_t umad_read(struct umad_file *f, uint64_t buf, uint64_t count)
 	int ret;
 
 	if (count < hs)
-		return -EINVAL;
+		return sefa_refuse(f->c, -EINVAL,
+				   "buffer smaller than the %zu-byte header", hs);
+	/* what a non-blocking read says when nothing came: the reader polls */
 	if (!r)
-		return -EAGAIN;
+		return sefa_routine(f->c, -EAGAIN);
 	n = r->len < MAD_SIZE ? r->len : MAD_SIZE;
 	if (count < hs + n)
-		return -EINVAL;
+		return sefa_refuse(f->c, -EINVAL,
+				   "buffer smaller than header and MAD (%zu bytes)",
+				   hs + n);
 	hdr = r->hdr;
 	if (!hdr.status)
 		hdr.length = hs + r->len;
@@ -382,8 +420,12 @@ static int64_t umad_read(struct umad_file *f, uint64_t buf, uint64_t count)
 		ret = sefa_copy_to_user(f->c, buf + hs, r->data, n);
 	if (ret)
 		return ret;
+	/*
+	 * The kernel's way to ask for a bigger buffer: the length is in the
+	 * header, and libibumad's reader reads again with room for it.
+	 */
 	if (n < r->len)
-		return -ENOSPC;
+		return sefa_routine(f->c, -ENOSPC);
 	f->head = r->next;
 	f->queued--;
 	f->queued_bytes -= r->len;
@@ -463,39 +505,48 @@ static int64_t umad_write(struct umad_file *f, uint64_t buf, uint64_t count)
 	int ret;
 
 	if (count < hs + MAD_RMPP_HDR_LEN)
-		return -EINVAL;
+		return sefa_refuse(f->c, -EINVAL,
+				   "shorter than the header and the RMPP header");
 	ret = sefa_copy_from_user(f->c, &hdr, buf, hs);
 	if (ret)
 		return ret;
 	if (hdr.id >= UMAD_MAX_AGENTS)
-		return -EINVAL;
+		return no_agent(f, -EINVAL, hdr.id);
 	agent = f->agent[hdr.id];
 	if (!agent)
-		return -EIO;
+		return no_agent(f, -EIO, hdr.id);
 	ret = parse_addr(f, &hdr, &addr);
 	if (ret)
-		return ret;
+		return sefa_refuse(f->c, ret, "no GID index %u", hdr.gid_index);
 	len = count - hs;
 	if (len > MAD_MAX_MSG_LEN)
-		return -ENOMEM;
+		return sefa_refuse(f->c, -ENOMEM, "message above %u bytes",
+				   MAD_MAX_MSG_LEN);
 	ret = send_room(f, len);
 	if (ret)
-		return ret;
+		return sefa_refuse(f->c, ret,
+				   "%u sends or %u bytes outstanding on the file",
+				   UMAD_MAX_SENDS, UMAD_MAX_SEND_BYTES);
 	msg = malloc(len);
 	if (!msg)
 		return -ENOMEM;
 	ret = sefa_copy_from_user(f->c, msg, buf + hs, len);
 	if (ret)
 		goto out;
-	ret = -EINVAL;
-	if (len < mad_data_offset(msg[MAD_OFF_CLASS]))
+	if (len < mad_data_offset(msg[MAD_OFF_CLASS])) {
+		ret = sefa_refuse(f->c, -EINVAL, "shorter than class %#x's header",
+				  msg[MAD_OFF_CLASS]);
 		goto out;
+	}
 	/* user RMPP agents may repeat a TID for each segment they send */
 	if (!(agent->flags & IB_USER_MAD_USER_RMPP &&
 	      mad_is_rmpp_class(msg[MAD_OFF_CLASS]) &&
 	      (msg[RMPP_OFF_RTIME_FLAGS] & RMPP_FLAG_ACTIVE)) &&
-	    is_duplicate(f, mad_wire_tid(agent, msg), msg, &addr))
+	    is_duplicate(f, mad_wire_tid(agent, msg), msg, &addr)) {
+		ret = sefa_refuse(f->c, -EINVAL,
+				  "TID and class still outstanding on the file");
 		goto out;
+	}
 	ret = mad_send(agent, &hdr, &addr, msg, len, hdr.timeout_ms,
 		       hdr.retries);
 out:
@@ -511,8 +562,9 @@ int64_t sefa_umad_call(struct sefa_client *c, const struct sefa_req *req)
 
 	if (f->issm) {
 		/* issm has open and close, nothing else */
-		return req->op == SEFA_OP_IOCTL ? -ENOTTY :
-		       req->op == SEFA_OP_MMAP ? -ENODEV : -EINVAL;
+		return sefa_refuse(c, req->op == SEFA_OP_IOCTL ? -ENOTTY :
+				      req->op == SEFA_OP_MMAP ? -ENODEV : -EINVAL,
+				   "issm has open and close only");
 	}
 	switch (req->op) {
 	case SEFA_OP_WRITE:
@@ -525,10 +577,10 @@ int64_t sefa_umad_call(struct sefa_client *c, const struct sefa_req *req)
 		ret = umad_ioctl(f, req->arg, req->addr);
 		break;
 	case SEFA_OP_MMAP:
-		ret = -ENODEV;
+		ret = sefa_refuse(c, -ENODEV, "umad files do not map");
 		break;
 	default:
-		ret = -EINVAL;
+		ret = sefa_refuse(c, -EINVAL, "not a umad operation");
 	}
 	mad_run(c->d);
 	return ret;

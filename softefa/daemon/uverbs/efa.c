@@ -33,10 +33,12 @@ int efa_alloc_ucontext(struct sefa_cmd *cmd)
 	 */
 	if (p->max_tx_batch &&
 	    !(ucmd.comp_mask & EFA_ALLOC_UCONTEXT_CMD_COMP_TX_BATCH))
-		return -EOPNOTSUPP;
+		return sefa_refuse(cmd->c, -EOPNOTSUPP,
+				   "userspace does not honour TX batches");
 	if (p->min_sq_wr &&
 	    !(ucmd.comp_mask & EFA_ALLOC_UCONTEXT_CMD_COMP_MIN_SQ_WR))
-		return -EOPNOTSUPP;
+		return sefa_refuse(cmd->c, -EOPNOTSUPP,
+				   "userspace does not honour the minimal SQ depth");
 
 	resp->cmds_supp_udata_mask = EFA_USER_CMDS_SUPP_UDATA_QUERY_DEVICE |
 				     EFA_USER_CMDS_SUPP_UDATA_CREATE_AH;
@@ -70,7 +72,7 @@ int efa_query_device_udata(struct sefa_cmd *cmd)
 	if (ret < 0)
 		return ret;
 	if (!ret)
-		return -EINVAL;
+		return sefa_udata_unknown(cmd->c);
 	if (!cmd->udata_out.len)
 		return 0;
 

@@ -14,6 +14,11 @@
  * (sefa_conn_install_fd()).
  */
 
+/* names.c: the ABI's names of its numbers, NULL for an unknown one */
+const char *sefa_write_cmd_name(uint32_t command);
+const char *sefa_ioctl_object_name(uint16_t object);
+const char *sefa_ioctl_method_name(uint16_t object, uint16_t method);
+
 /* uverbs_write.c */
 int sefa_uverbs_write(struct sefa_client *c, uint64_t buf, uint64_t count);
 int sefa_invoke_write(struct sefa_cmd *cmd, uint32_t command);

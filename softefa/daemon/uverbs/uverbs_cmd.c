@@ -22,7 +22,7 @@ static int udata_in_empty(struct sefa_cmd *cmd)
 
 	if (ret < 0)
 		return ret;
-	return ret ? 0 : -EINVAL;
+	return ret ? 0 : sefa_udata_unknown(cmd->c);
 }
 
 /*
@@ -43,7 +43,8 @@ static int destroy_cmd(struct sefa_cmd *cmd, enum sefa_obj_type type)
 	if (ret)
 		return ret;
 	ret = sefa_uobj_destroy(cmd->c, handle, type);
-	return ret == -ENOENT ? -EINVAL : ret;
+	return ret == -ENOENT ? sefa_bad_handle(cmd->c, -EINVAL, type, handle) :
+				ret;
 }
 
 /* The driver's response, then the core's: the order the kernel writes. */
@@ -96,10 +97,12 @@ int sefa_cmd_reg_mr(struct sefa_cmd *cmd)
 		return ret;
 	/* The kernel insists that start and the IOVA share a page offset. */
 	if ((req.start ^ req.hca_va) & (SEFA_PAGE_SIZE - 1))
-		return -EINVAL;
+		return sefa_refuse(cmd->c, -EINVAL,
+				   "start and IOVA at different page offsets");
 	pd = sefa_pd_from_handle(cmd->c, req.pd_handle);
 	if (!pd)
-		return -EINVAL;
+		return sefa_bad_handle(cmd->c, -EINVAL, SEFA_OBJ_PD,
+				       req.pd_handle);
 	ret = sefa_mr_reg(cmd->c, pd, req.start, req.length, req.hca_va,
 			  req.access_flags, &mr);
 	if (ret)
@@ -190,7 +193,8 @@ int sefa_cmd_ex_create_cq(struct sefa_cmd *cmd)
 	if (ret)
 		return ret;
 	if (req.comp_mask || req.reserved)
-		return -EINVAL;
+		return sefa_refuse(cmd->c, -EINVAL,
+				   "comp_mask or reserved field set");
 	p = (struct sefa_cq_params){
 		.cqe = req.cqe, .user_handle = req.user_handle,
 		.channel_fd = req.comp_channel,
@@ -216,7 +220,8 @@ int sefa_cmd_destroy_cq(struct sefa_cmd *cmd)
 		return ret;
 	cq = sefa_cq_from_handle(cmd->c, req.cq_handle);
 	if (!cq)
-		return -EINVAL;
+		return sefa_bad_handle(cmd->c, -EINVAL, SEFA_OBJ_CQ,
+				       req.cq_handle);
 	/* Nothing can be undone once the CQ is gone: check the buffer. */
 	ret = sefa_clear_user(cmd->c, cmd->core_out.addr, cmd->core_out.len);
 	if (!ret)
@@ -296,7 +301,8 @@ int sefa_cmd_modify_qp(struct sefa_cmd *cmd)
 	if (ret)
 		return ret;
 	qp = sefa_qp_from_handle(cmd->c, req.qp_handle);
-	return qp ? sefa_qp_modify(qp, &req) : -EINVAL;
+	return qp ? sefa_qp_modify(qp, &req) :
+		    sefa_bad_handle(cmd->c, -EINVAL, SEFA_OBJ_QP, req.qp_handle);
 }
 
 int sefa_cmd_query_qp(struct sefa_cmd *cmd)
@@ -311,7 +317,8 @@ int sefa_cmd_query_qp(struct sefa_cmd *cmd)
 		return ret;
 	qp = sefa_qp_from_handle(cmd->c, req.qp_handle);
 	if (!qp)
-		return -EINVAL;
+		return sefa_bad_handle(cmd->c, -EINVAL, SEFA_OBJ_QP,
+				       req.qp_handle);
 	sefa_qp_query(qp, &resp);
 	return sefa_response(cmd, &resp, sizeof(resp));
 }
@@ -328,7 +335,8 @@ int sefa_cmd_destroy_qp(struct sefa_cmd *cmd)
 		return ret;
 	qp = sefa_qp_from_handle(cmd->c, req.qp_handle);
 	if (!qp)
-		return -EINVAL;
+		return sefa_bad_handle(cmd->c, -EINVAL, SEFA_OBJ_QP,
+				       req.qp_handle);
 	ret = sefa_clear_user(cmd->c, cmd->core_out.addr, cmd->core_out.len);
 	if (ret)
 		return ret;
@@ -352,10 +360,12 @@ int sefa_cmd_create_ah(struct sefa_cmd *cmd)
 		return ret;
 	pd = sefa_pd_from_handle(cmd->c, req.pd_handle);
 	if (!pd)
-		return -EINVAL;
+		return sefa_bad_handle(cmd->c, -EINVAL, SEFA_OBJ_PD,
+				       req.pd_handle);
 	/* An EFA address is the 16-byte GID: no GRH, no address. */
 	if (!req.attr.is_global || req.attr.port_num != 1)
-		return -EINVAL;
+		return sefa_refuse(cmd->c, -EINVAL,
+				   "an AH needs a GRH and port 1");
 	ret = sefa_ah_create(cmd->c, pd, req.attr.grh.dgid, &ah);
 	if (ret)
 		return ret;

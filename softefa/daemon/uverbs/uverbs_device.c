@@ -21,7 +21,7 @@ int sefa_alloc_async_fd(struct sefa_client *c, int *client_fd)
 	int ret;
 
 	if (c->async)
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL, "the async event file exists");
 	ret = sefa_event_file_new(c, SEFA_FD_ASYNC_EVENTS,
 				  sizeof(struct ib_uverbs_async_event_desc),
 				  &c->async);
@@ -40,7 +40,7 @@ int sefa_cmd_get_context(struct sefa_cmd *cmd)
 	int ret;
 
 	if (c->has_ucontext)
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL, "the file has a context already");
 	ret = sefa_request(cmd, &req, sizeof(req));
 	if (ret)
 		return ret;
@@ -96,7 +96,8 @@ int sefa_cmd_ex_query_device(struct sefa_cmd *cmd)
 	if (ret)
 		return ret;
 	if (req.comp_mask || req.reserved)
-		return -EINVAL;
+		return sefa_refuse(cmd->c, -EINVAL,
+				   "comp_mask or reserved field set");
 
 	ret = efa_query_device_udata(cmd);
 	if (ret)

@@ -123,8 +123,17 @@ static int get_const(const struct bundle *b, uint16_t id, uint64_t max,
 	*val = 0;
 	memcpy(val, &a->data, a->len < 8 ? a->len : 8);
 	if (*val > max)
-		return -EINVAL;
+		return sefa_refuse(b->c, -EINVAL,
+				   "attribute %#x: %llu is above %llu", id,
+				   (unsigned long long)*val,
+				   (unsigned long long)max);
 	return 0;
+}
+
+static int bad_attr_len(const struct bundle *b, const struct ib_uverbs_attr *a)
+{
+	return sefa_refuse(b->c, -EINVAL, "attribute %#x: bad length %u",
+			   a->attr_id, a->len);
 }
 
 /* uverbs_get_flags32() with nothing allowed: the flags must be zero. */
@@ -136,9 +145,11 @@ static int check_no_flags(const struct bundle *b, uint16_t id)
 	if (!a)
 		return 0;
 	if (a->len != 4 && a->len != 8)
-		return -EINVAL;
+		return bad_attr_len(b, a);
 	memcpy(&flags, &a->data, a->len);
-	return flags ? -EINVAL : 0;
+	return flags ? sefa_refuse(b->c, -EINVAL,
+				   "attribute %#x: flags %#llx not supported",
+				   id, (unsigned long long)flags) : 0;
 }
 
 /* Tell userspace an output was written (UVERBS_ATTR_F_VALID_OUTPUT). */
@@ -208,7 +219,7 @@ static int get_in(const struct bundle *b, uint16_t id, uint64_t def,
 	if (!a)
 		return 0;
 	if (a->len != 4 && a->len != 8)
-		return -EINVAL;
+		return bad_attr_len(b, a);
 	*val = 0;
 	memcpy(val, &a->data, a->len);
 	return 0;
@@ -219,6 +230,12 @@ static int get_fd(const struct bundle *b, uint16_t id)
 	const struct ib_uverbs_attr *a = get_attr(b, id);
 
 	return a ? (int)(int64_t)a->data : -1;
+}
+
+static int not_async_fd(const struct bundle *b, int fd)
+{
+	return sefa_refuse(b->c, -EBADF, "fd %d is not the async event file",
+			   fd);
 }
 
 /* The ucore and udata of an ioctl: only UHW carries driver data. */
@@ -278,7 +295,7 @@ static int method_get_context(struct bundle *b)
 		return ret;
 
 	if (b->c->has_ucontext)
-		return -EINVAL;
+		return sefa_refuse(b->c, -EINVAL, "the file has a context already");
 	bundle_cmd(b, &cmd);
 	ret = efa_alloc_ucontext(&cmd);
 	if (ret)
@@ -331,7 +348,9 @@ static int method_query_gid_entry(struct bundle *b)
 	if (ret)
 		return ret;
 	if (port != 1 || index >= SEFA_GID_TBL_LEN)
-		return -EINVAL;
+		return sefa_refuse(b->c, -EINVAL, "no GID %llu on port %llu",
+				   (unsigned long long)index,
+				   (unsigned long long)port);
 
 	fill_gid_entry(b->c->dev, port, index, &entry);
 	return copy_to_struct_or_zero(b, UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY,
@@ -354,12 +373,15 @@ static int method_query_gid_table(struct bundle *b)
 		return ret;
 	out = get_attr(b, UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES);
 	if (!entry_size || out->len % entry_size)
-		return -EINVAL;
+		return sefa_refuse(b->c, -EINVAL,
+				   "entries of %llu bytes do not fill %u bytes",
+				   (unsigned long long)entry_size, out->len);
 	max_entries = out->len / entry_size;
-	if (!max_entries)
-		return -EINVAL;
 	if (max_entries < SEFA_GID_TBL_LEN)
-		return -EINVAL;
+		return sefa_refuse(b->c, -EINVAL,
+				   "room for %llu GIDs, the table has %u",
+				   (unsigned long long)max_entries,
+				   SEFA_GID_TBL_LEN);
 
 	for (i = 0; i < SEFA_GID_TBL_LEN; i++, num++) {
 		uint64_t at = out->data + i * entry_size;
@@ -440,10 +462,11 @@ static int method_cq_create(struct bundle *b)
 	if (ret)
 		return ret;
 	if (cqe > UINT32_MAX || vector > UINT32_MAX || flags > UINT32_MAX)
-		return -EINVAL;
+		return sefa_refuse(b->c, -EINVAL,
+				   "cqe, vector or flags beyond 32 bits");
 	evfd = get_fd(b, UVERBS_ATTR_CREATE_CQ_EVENT_FD);
 	if (evfd >= 0 && !sefa_is_async_fd(b->c, evfd))
-		return -EBADF;
+		return not_async_fd(b, evfd);
 	p.cqe = cqe;
 	p.comp_vector = vector;
 	p.flags = flags;
@@ -475,7 +498,8 @@ static int method_cq_destroy(struct bundle *b)
 	int ret;
 
 	if (!cq)
-		return -ENOENT;
+		return sefa_bad_handle(b->c, -ENOENT, SEFA_OBJ_CQ,
+				       get_handle(b, UVERBS_ATTR_DESTROY_CQ_HANDLE));
 	ret = sefa_clear_user(b->c, out->data, out->len);
 	if (!ret)
 		ret = sefa_cq_destroy(cq, &resp);
@@ -501,7 +525,8 @@ static int method_qp_create(struct bundle *b)
 	if (get_attr(b, UVERBS_ATTR_CREATE_QP_XRCD_HANDLE) ||
 	    get_attr(b, UVERBS_ATTR_CREATE_QP_IND_TABLE_HANDLE) ||
 	    get_attr(b, UVERBS_ATTR_CREATE_QP_SOURCE_QPN))
-		return -EOPNOTSUPP;
+		return sefa_refuse(b->c, -EOPNOTSUPP,
+				   "XRC, RSS and source QPN are not supported");
 	ret = get_const(b, UVERBS_ATTR_CREATE_QP_TYPE, UINT8_MAX, &type);
 	if (!ret)
 		ret = get_in(b, UVERBS_ATTR_CREATE_QP_USER_HANDLE, 0,
@@ -516,7 +541,7 @@ static int method_qp_create(struct bundle *b)
 		return ret;
 	evfd = get_fd(b, UVERBS_ATTR_CREATE_QP_EVENT_FD);
 	if (evfd >= 0 && !sefa_is_async_fd(b->c, evfd))
-		return -EBADF;
+		return not_async_fd(b, evfd);
 
 	p.type = type;
 	p.pd = sefa_pd_from_handle(b->c,
@@ -560,7 +585,8 @@ static int method_qp_destroy(struct bundle *b)
 	int ret;
 
 	if (!qp)
-		return -ENOENT;
+		return sefa_bad_handle(b->c, -ENOENT, SEFA_OBJ_QP,
+				       get_handle(b, UVERBS_ATTR_DESTROY_QP_HANDLE));
 	ret = sefa_clear_user(b->c, out->data, out->len);
 	if (ret)
 		return ret;
@@ -581,7 +607,8 @@ static int method_efa_mr_query(struct bundle *b)
 	int ret;
 
 	if (!mr)
-		return -ENOENT;
+		return sefa_bad_handle(b->c, -ENOENT, SEFA_OBJ_MR,
+				       get_handle(b, EFA_IB_ATTR_QUERY_MR_HANDLE));
 	if (mr->pd->dev->profile->mr_ic_ids) {
 		validity = EFA_QUERY_MR_VALIDITY_RECV_IC_ID |
 			   EFA_QUERY_MR_VALIDITY_RDMA_READ_IC_ID |
@@ -616,7 +643,8 @@ static int method_mr_create_indirect(struct bundle *b)
 	int ret;
 
 	if (!pd)
-		return -ENOENT;
+		return sefa_bad_handle(b->c, -ENOENT, SEFA_OBJ_PD,
+				       get_handle(b, SEFA_IB_ATTR_INDIRECT_MR_PD_HANDLE));
 	ret = get_in(b, SEFA_IB_ATTR_INDIRECT_MR_MAX_ENTRIES, 0, &max_entries);
 	if (!ret)
 		ret = get_in(b, SEFA_IB_ATTR_INDIRECT_MR_ACCESS, 0, &access);
@@ -815,26 +843,38 @@ static const struct ioctl_method *find_method(uint16_t object,
 	return NULL;
 }
 
+static int reserved_set(const struct bundle *b, const struct ib_uverbs_attr *a)
+{
+	return sefa_refuse(b->c, -EINVAL, "attribute %#x: reserved bits set",
+			   a->attr_id);
+}
+
 /* uverbs_process_attr() for the attribute types this device uses. */
-static int check_attr(const struct attr_spec *s,
+static int check_attr(const struct bundle *b, const struct attr_spec *s,
 		      const struct ib_uverbs_attr *a)
 {
 	switch (s->type) {
 	case ATTR_PTR_IN:
 	case ATTR_PTR_OUT:
 		if (a->len < s->min_len || a->len > s->max_len)
-			return -EINVAL;
+			return sefa_refuse(b->c, -EINVAL,
+					   "attribute %#x: length %u not within %u..%u",
+					   a->attr_id, a->len, s->min_len,
+					   s->max_len);
 		if (a->attr_data.reserved)
-			return -EINVAL;
+			return reserved_set(b, a);
 		if (s->type == ATTR_PTR_OUT && !a->data && a->len)
-			return -EFAULT;
+			return sefa_refuse(b->c, -EFAULT,
+					   "attribute %#x: no buffer", a->attr_id);
 		return 0;
 	case ATTR_FD_NEW:
 	case ATTR_FD_IN:
 	case ATTR_IDR:
 	case ATTR_IDR_NEW:
-		if (a->attr_data.reserved || a->len)
-			return -EINVAL;
+		if (a->attr_data.reserved)
+			return reserved_set(b, a);
+		if (a->len)
+			return bad_attr_len(b, a);
 		return 0;
 	}
 	return -EOPNOTSUPP;
@@ -857,12 +897,15 @@ static int parse_attrs(struct bundle *b)
 		if (!s) {
 			/* Unknown and optional: an older kernel ignores it. */
 			if (a->flags & UVERBS_ATTR_F_MANDATORY)
-				return -EPROTONOSUPPORT;
+				return sefa_refuse(b->c, -EPROTONOSUPPORT,
+						   "attribute %#x unknown and mandatory",
+						   a->attr_id);
 			continue;
 		}
 		if (b->present[slot] >= 0)
-			return -EINVAL;
-		ret = check_attr(s, a);
+			return sefa_refuse(b->c, -EINVAL,
+					   "attribute %#x given twice", a->attr_id);
+		ret = check_attr(b, s, a);
 		if (ret)
 			return ret;
 		b->present[slot] = i;
@@ -870,8 +913,64 @@ static int parse_attrs(struct bundle *b)
 
 	for (i = 0; i < b->m->nattrs; i++)
 		if (b->m->attrs[i].mandatory && b->present[i] < 0)
-			return -EINVAL;
+			return sefa_refuse(b->c, -EINVAL, "attribute %#x missing",
+					   b->m->attrs[i].id);
 	return 0;
+}
+
+static void note_method(struct sefa_client *c,
+			const struct ib_uverbs_ioctl_hdr *hdr)
+{
+	c->note.object = hdr->object_id;
+	c->note.method = hdr->method_id;
+	c->note.has_method = true;
+}
+
+/*
+ * libibverbs' has_ioctl_write(), on every context it opens: INVOKE_WRITE
+ * of QUERY_DEVICE with no buffer at all, to learn whether write commands
+ * may go through ioctl().  A kernel with the framework answers ENOSPC
+ * (the request is too short for QUERY_DEVICE), one without it ENOTTY;
+ * either answer is what libibverbs asked for.
+ */
+static bool is_write_probe(const struct ib_uverbs_ioctl_hdr *hdr,
+			   const struct ib_uverbs_attr *attrs)
+{
+	return hdr->object_id == UVERBS_OBJECT_DEVICE &&
+	       hdr->method_id == UVERBS_METHOD_INVOKE_WRITE &&
+	       hdr->num_attrs == 1 &&
+	       attrs[0].attr_id == UVERBS_ATTR_WRITE_CMD &&
+	       attrs[0].data == IB_USER_VERBS_CMD_QUERY_DEVICE;
+}
+
+/*
+ * --abi write: as a kernel without the ioctl framework, ENOTTY to every
+ * ioctl.  Per context libibverbs counts on two of them: its probe, and
+ * the first ioctl it has a write() for, from whose ENOTTY it learns to
+ * send only write()s from then on.  What comes after has no write()
+ * (a direct verb): that one the device refuses.
+ */
+static int no_ioctl_framework(struct sefa_client *c, uint64_t request,
+			      uint64_t arg)
+{
+	struct ib_uverbs_ioctl_hdr hdr;
+	struct ib_uverbs_attr attr;
+
+	if (request != RDMA_VERBS_IOCTL)
+		return sefa_refuse(c, -ENOTTY, "not RDMA_VERBS_IOCTL");
+	/* only to name the request: the answer is ENOTTY anyway */
+	if (sefa_copy_from_user(c, &hdr, arg, sizeof(hdr)))
+		return -ENOTTY;
+	note_method(c, &hdr);
+	if (hdr.num_attrs == 1 &&
+	    !sefa_copy_from_user(c, &attr, arg + sizeof(hdr), sizeof(attr)) &&
+	    is_write_probe(&hdr, &attr))
+		return sefa_routine(c, -ENOTTY);
+	if (!c->told_no_ioctl) {
+		c->told_no_ioctl = true;
+		return sefa_routine(c, -ENOTTY);
+	}
+	return sefa_refuse(c, -ENOTTY, "no ioctl ABI (softefad --abi write)");
 }
 
 /* ioctl(2) on a uverbs fd.  Returns 0 or a negative errno. */
@@ -881,20 +980,26 @@ int sefa_uverbs_ioctl(struct sefa_client *c, uint64_t request, uint64_t arg)
 	struct bundle *b;
 	int ret;
 
-	/* An old kernel has no ioctl framework on this fd at all. */
-	if (c->d->abi == SEFA_ABI_WRITE || request != RDMA_VERBS_IOCTL)
-		return -ENOTTY;
+	if (c->d->abi == SEFA_ABI_WRITE)
+		return no_ioctl_framework(c, request, arg);
+	if (request != RDMA_VERBS_IOCTL)
+		return sefa_refuse(c, -ENOTTY, "not RDMA_VERBS_IOCTL");
 
 	ret = sefa_copy_from_user(c, &hdr, arg, sizeof(hdr));
 	if (ret)
 		return ret;
+	note_method(c, &hdr);
 	if (hdr.length > IOCTL_PAGE_SIZE ||
 	    hdr.length != sizeof(hdr) + hdr.num_attrs * sizeof(hdr.attrs[0]))
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL,
+				   "length %u does not fit %u attributes",
+				   hdr.length, hdr.num_attrs);
 	if (hdr.reserved1 || hdr.reserved2)
-		return -EPROTONOSUPPORT;
+		return sefa_refuse(c, -EPROTONOSUPPORT,
+				   "reserved header fields set");
 	if (hdr.driver_id != RDMA_DRIVER_EFA)
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL, "driver id %u is not efa's",
+				   hdr.driver_id);
 
 	b = calloc(1, sizeof(*b));
 	if (!b)
@@ -902,7 +1007,7 @@ int sefa_uverbs_ioctl(struct sefa_client *c, uint64_t request, uint64_t arg)
 	b->c = c;
 	b->m = find_method(hdr.object_id, hdr.method_id);
 	if (!b->m) {
-		ret = -EPROTONOSUPPORT;
+		ret = sefa_refuse(c, -EPROTONOSUPPORT, "method not implemented");
 		goto out;
 	}
 	b->nattrs = hdr.num_attrs;
@@ -911,11 +1016,14 @@ int sefa_uverbs_ioctl(struct sefa_client *c, uint64_t request, uint64_t arg)
 				  b->nattrs * sizeof(b->uattr[0]));
 	if (ret)
 		goto out;
+	if (is_write_probe(&hdr, b->uattr))
+		sefa_routine(c, -ENOSPC);
 	ret = parse_attrs(b);
 	if (ret)
 		goto out;
 	if (b->m->needs_ucontext && !c->has_ucontext) {
-		ret = -EINVAL;
+		ret = sefa_refuse(c, -EINVAL,
+				  "no context yet (GET_CONTEXT comes first)");
 		goto out;
 	}
 	ret = b->m->handler(b);

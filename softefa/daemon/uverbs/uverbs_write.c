@@ -141,14 +141,18 @@ static const struct write_method write_ex_methods[] = {
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-static const struct write_method *lookup_method(uint32_t command, int *err)
+static const struct write_method *lookup_method(struct sefa_client *c,
+						uint32_t command, int *err)
 {
 	uint32_t idx = command & IB_USER_VERBS_CMD_COMMAND_MASK;
 	const struct write_method *m;
 
+	c->note.cmd = command;
+	c->note.has_cmd = true;
 	if (command & ~(uint32_t)(IB_USER_VERBS_CMD_FLAG_EXTENDED |
 				  IB_USER_VERBS_CMD_COMMAND_MASK)) {
-		*err = -EINVAL;
+		*err = sefa_refuse(c, -EINVAL,
+				   "bits beyond the command number and the extended flag");
 		return NULL;
 	}
 	if (command & IB_USER_VERBS_CMD_FLAG_EXTENDED)
@@ -158,17 +162,26 @@ static const struct write_method *lookup_method(uint32_t command, int *err)
 		m = idx < ARRAY_SIZE(write_methods) ? &write_methods[idx] :
 						      NULL;
 	if (!m || !m->handler) {
-		*err = -EOPNOTSUPP;
+		*err = sefa_refuse(c, -EOPNOTSUPP, "command not implemented");
 		return NULL;
 	}
 	return m;
+}
+
+/* The kernel's answer to a buffer shorter than the command's structure. */
+static int too_small(struct sefa_client *c, const char *what, uint64_t len,
+		     size_t need)
+{
+	return sefa_refuse(c, -ENOSPC, "%s too small (%llu < %zu bytes)", what,
+			   (unsigned long long)len, need);
 }
 
 /* Every command but GET_CONTEXT needs the ucontext, as in the kernel. */
 static int run_method(const struct write_method *m, struct sefa_cmd *cmd)
 {
 	if (m->handler != sefa_cmd_get_context && !cmd->c->has_ucontext)
-		return -EINVAL;
+		return sefa_refuse(cmd->c, -EINVAL,
+				   "no context yet (GET_CONTEXT comes first)");
 	return m->handler(cmd);
 }
 
@@ -189,7 +202,7 @@ static int write_ex(struct sefa_cmd *cmd, const struct write_method *m,
 	int ret;
 
 	if (count < sizeof(*hdr) + sizeof(ex))
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL, "shorter than the extended header");
 	ret = sefa_copy_from_user(c, &ex, buf + sizeof(*hdr), sizeof(ex));
 	if (ret)
 		return ret;
@@ -199,18 +212,22 @@ static int write_ex(struct sefa_cmd *cmd, const struct write_method *m,
 	in_len = (uint64_t)hdr->in_words * 8;
 	out_len = (uint64_t)hdr->out_words * 8;
 	if (in_len + (uint64_t)ex.provider_in_words * 8 != count)
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL,
+				   "in_words and provider_in_words do not add up to the length");
 	if (in_len < m->req_size)
-		return -ENOSPC;
+		return too_small(c, "request", in_len, m->req_size);
 	if (ex.cmd_hdr_reserved)
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL, "reserved header field set");
 	if (ex.response) {
 		if (!hdr->out_words && !ex.provider_out_words)
-			return -EINVAL;
+			return sefa_refuse(c, -EINVAL,
+					   "a response pointer and no room for it");
 		if (out_len < m->resp_size)
-			return -ENOSPC;
+			return too_small(c, "response buffer", out_len,
+					 m->resp_size);
 	} else if (hdr->out_words || ex.provider_out_words) {
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL,
+				   "response room and no response pointer");
 	}
 
 	ubuf_user(&cmd->core_in, buf, in_len);
@@ -229,11 +246,14 @@ static int write_legacy(struct sefa_cmd *cmd, const struct write_method *m,
 	int ret;
 
 	if ((uint64_t)hdr->in_words * 4 != count)
-		return -EINVAL;
+		return sefa_refuse(cmd->c, -EINVAL,
+				   "in_words do not match the length");
 	if (count < m->req_size + sizeof(*hdr))
-		return -ENOSPC;
+		return too_small(cmd->c, "request", count - sizeof(*hdr),
+				 m->req_size);
 	if ((uint64_t)hdr->out_words * 4 < m->resp_size)
-		return -ENOSPC;
+		return too_small(cmd->c, "response buffer",
+				 (uint64_t)hdr->out_words * 4, m->resp_size);
 
 	buf += sizeof(*hdr);
 	count -= sizeof(*hdr);
@@ -265,18 +285,18 @@ int sefa_uverbs_write(struct sefa_client *c, uint64_t buf, uint64_t count)
 	int ret;
 
 	if (count < sizeof(hdr))
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL, "shorter than the command header");
 	if (count > INT32_MAX)
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL, "longer than 2 GiB");
 	ret = sefa_copy_from_user(c, &hdr, buf, sizeof(hdr));
 	if (ret)
 		return ret;
 
-	m = lookup_method(hdr.command, &ret);
+	m = lookup_method(c, hdr.command, &ret);
 	if (!m)
 		return ret;
 	if (m->is_ex != !!(hdr.command & IB_USER_VERBS_CMD_FLAG_EXTENDED))
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL, "extended flag does not match the command");
 
 	ret = m->is_ex ? write_ex(&cmd, m, &hdr, buf, count) :
 			 write_legacy(&cmd, m, &hdr, buf, count);
@@ -292,11 +312,15 @@ int sefa_invoke_write(struct sefa_cmd *cmd, uint32_t command)
 	const struct write_method *m;
 	int ret;
 
-	m = lookup_method(command, &ret);
+	m = lookup_method(cmd->c, command, &ret);
 	if (!m)
 		return ret;
-	if (cmd->core_in.len < m->req_size || cmd->core_out.len < m->resp_size)
-		return -ENOSPC;
+	if (cmd->core_in.len < m->req_size)
+		return too_small(cmd->c, "CORE_IN", cmd->core_in.len,
+				 m->req_size);
+	if (cmd->core_out.len < m->resp_size)
+		return too_small(cmd->c, "CORE_OUT", cmd->core_out.len,
+				 m->resp_size);
 	if (!m->has_udata) {
 		memset(&cmd->udata_in, 0, sizeof(cmd->udata_in));
 		memset(&cmd->udata_out, 0, sizeof(cmd->udata_out));

@@ -30,40 +30,51 @@ int sefa_cq_create(struct sefa_cmd *cmd, const struct sefa_cq_params *p,
 	/* The efa driver's rules for its udata. */
 	if (cmd->udata_in.len < offsetofend(struct efa_ibv_create_cq,
 					    num_sub_cqs))
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL, "udata too short for efa's");
 	ret = sefa_udata_in(cmd, &ucmd, sizeof(ucmd));
 	if (ret)
 		return ret;
 	ret = sefa_ubuf_is_zero_from(c, &cmd->udata_in, sizeof(ucmd));
 	if (ret <= 0)
-		return ret ? ret : -EINVAL;
+		return ret ? ret : sefa_udata_unknown(c);
 	if (ucmd.comp_mask || ucmd.reserved_58[0] || ucmd.reserved_58[1] ||
 	    ucmd.reserved_58[2] || ucmd.reserved_58[3] || ucmd.reserved_58[4])
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL,
+				   "udata comp_mask or reserved bytes set");
 	if (ucmd.flags & ~(EFA_CREATE_CQ_WITH_COMPLETION_CHANNEL |
 			   EFA_CREATE_CQ_WITH_SGID))
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL, "udata flags %#x unknown",
+				   ucmd.flags);
 	if ((ucmd.flags & EFA_CREATE_CQ_WITH_SGID) &&
 	    !(prof->device_caps & EFA_QUERY_DEVICE_CAPS_CQ_WITH_SGID))
-		return -EOPNOTSUPP;
+		return sefa_refuse(c, -EOPNOTSUPP,
+				   "no CQ with SGID on this profile");
 	if (ucmd.cq_entry_size != EFA_IO_CQE_EX_SIZE &&
 	    !(ucmd.cq_entry_size == EFA_IO_CQE_SIZE &&
 	      !(ucmd.flags & EFA_CREATE_CQ_WITH_SGID)))
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL, "CQ entry size %u",
+				   ucmd.cq_entry_size);
 	if (ucmd.num_sub_cqs != prof->sub_cqs_per_cq)
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL, "%u sub-CQs, the device has %u",
+				   ucmd.num_sub_cqs, prof->sub_cqs_per_cq);
 	if (p->flags)
-		return -EOPNOTSUPP;
+		return sefa_refuse(c, -EOPNOTSUPP, "CQ flags %#x not supported",
+				   p->flags);
 	if (!p->cqe || p->cqe > prof->max_cqe)
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL, "cqe %u not within 1..%u",
+				   p->cqe, prof->max_cqe);
 	if (p->comp_vector >= SEFA_NUM_COMP_VECTORS)
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL, "no completion vector %u",
+				   p->comp_vector);
 	if (p->channel_fd >= 0) {
 		if (!(prof->device_caps & EFA_QUERY_DEVICE_CAPS_CQ_NOTIFICATIONS))
-			return -EOPNOTSUPP;
+			return sefa_refuse(c, -EOPNOTSUPP,
+					   "no completion channels on this profile");
 		ch = sefa_channel_lookup(c, p->channel_fd);
 		if (!ch)
-			return -EBADF;
+			return sefa_refuse(c, -EBADF,
+					   "fd %d is not a completion channel",
+					   p->channel_fd);
 	}
 
 	cq = calloc(1, sizeof(*cq));
@@ -132,7 +143,8 @@ int sefa_cq_destroy(struct sefa_cq *cq, struct ib_uverbs_destroy_cq_resp *resp)
 	struct sefa_cq **pp;
 
 	if (cq->uobj.usecnt)
-		return -EBUSY;
+		return sefa_refuse(c, -EBUSY, "CQ still used by %u QPs",
+				   cq->uobj.usecnt);
 	for (pp = &cq->dev->armable; *pp; pp = &(*pp)->next_armable) {
 		if (*pp == cq) {
 			*pp = cq->next_armable;

@@ -31,7 +31,7 @@ int sefa_uobj_add(struct sefa_client *c, struct sefa_uobj *u,
 		struct sefa_uobj **t;
 
 		if (c->nuobj >= (1U << 20))
-			return -EMFILE;
+			return sefa_refuse(c, -EMFILE, "handle table full");
 		t = realloc(c->uobj, (c->nuobj + 64) * sizeof(*t));
 		if (!t)
 			return -ENOMEM;
@@ -75,6 +75,18 @@ UOBJ_FROM_HANDLE(ah, SEFA_OBJ_AH)
 UOBJ_FROM_HANDLE(cq, SEFA_OBJ_CQ)
 UOBJ_FROM_HANDLE(qp, SEFA_OBJ_QP)
 
+/* A handle that names no object of @type: refuse the request with @err. */
+int sefa_bad_handle(struct sefa_client *c, int err, enum sefa_obj_type type,
+		    uint32_t handle)
+{
+	static const char *const names[] = {
+		[SEFA_OBJ_PD] = "PD", [SEFA_OBJ_MR] = "MR", [SEFA_OBJ_CQ] = "CQ",
+		[SEFA_OBJ_QP] = "QP", [SEFA_OBJ_AH] = "AH",
+	};
+
+	return sefa_refuse(c, err, "unknown %s handle %u", names[type], handle);
+}
+
 void sefa_uobj_del(struct sefa_uobj *u)
 {
 	u->c->uobj[u->handle] = NULL;
@@ -91,7 +103,8 @@ int sefa_pd_alloc(struct sefa_client *c, struct sefa_pd **out)
 	for (n = 0; n < SEFA_MAX_PD && dev->pdn_used[n]; n++)
 		;
 	if (n == SEFA_MAX_PD)
-		return -ENOMEM;
+		return sefa_refuse(c, -ENOMEM, "the device's %u PDs are taken",
+				   SEFA_MAX_PD);
 	pd = calloc(1, sizeof(*pd));
 	if (!pd)
 		return -ENOMEM;
@@ -110,7 +123,8 @@ int sefa_pd_alloc(struct sefa_client *c, struct sefa_pd **out)
 int sefa_pd_destroy(struct sefa_pd *pd)
 {
 	if (pd->uobj.usecnt)
-		return -EBUSY;
+		return sefa_refuse(pd->uobj.c, -EBUSY,
+				   "PD still used by %u objects", pd->uobj.usecnt);
 	pd->dev->pdn_used[pd->pdn] = 0;
 	sefa_uobj_del(&pd->uobj);
 	free(pd);
@@ -139,6 +153,13 @@ static int mr_access_ok(const struct sefa_device *dev, uint32_t access)
 	return 0;
 }
 
+static int access_refused(struct sefa_client *c, int err, uint32_t access)
+{
+	return sefa_refuse(c, err, "access flags %#x %s", access,
+			   err == -EOPNOTSUPP ? "beyond what the device offers" :
+			   "not valid here");
+}
+
 /*
  * Give @mr a handle and a key: a free slot of the device's key table, at
  * the slot's next generation.  A region and an indirect key alike.
@@ -156,7 +177,8 @@ static int mr_add(struct sefa_client *c, struct sefa_pd *pd,
 			break;
 	}
 	if (i == SEFA_MAX_MR_IDX)
-		return -ENOMEM;
+		return sefa_refuse(c, -ENOMEM, "the device's %u keys are taken",
+				   SEFA_MAX_MR_IDX);
 	ret = sefa_uobj_add(c, &mr->uobj, SEFA_OBJ_MR);
 	if (ret)
 		return ret;
@@ -180,10 +202,12 @@ int sefa_mr_reg(struct sefa_client *c, struct sefa_pd *pd, uint64_t addr,
 
 	ret = mr_access_ok(dev, access);
 	if (ret)
-		return ret;
+		return access_refused(c, ret, access);
 	if (!length || addr + length < addr || iova + length < iova ||
 	    length > dev->profile->max_mr_size)
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL,
+				   "length %llu is 0, wraps or is above max_mr_size",
+				   (unsigned long long)length);
 	/* Pinning would fault on memory the process does not have. */
 	if (sefa_copy_from_user(c, &probe, addr, 1) ||
 	    sefa_copy_from_user(c, &probe, addr + length - 1, 1))
@@ -244,18 +268,19 @@ int sefa_mr_create_indirect(struct sefa_client *c, struct sefa_pd *pd,
 	int ret;
 
 	if (!(dev->profile->device_caps & SEFA_QUERY_DEVICE_CAPS_INDIRECT_MR))
-		return -EOPNOTSUPP;
+		return sefa_refuse(c, -EOPNOTSUPP,
+				   "no indirect keys on this profile");
 	if (!max_entries || max_entries > SEFA_INDIRECT_MR_MAX_ENTRIES)
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL, "max_entries %u not within 1..%u",
+				   max_entries, SEFA_INDIRECT_MR_MAX_ENTRIES);
 	ret = indirect_access_ok(access);
-	if (ret)
-		return ret;
 	/* No atomics on this device, as REG_MR says too. */
-	if (access & IBV_ACCESS_REMOTE_ATOMIC)
-		return -EOPNOTSUPP;
-	ret = mr_access_ok(dev, access);
+	if (!ret && (access & IBV_ACCESS_REMOTE_ATOMIC))
+		ret = -EOPNOTSUPP;
+	if (!ret)
+		ret = mr_access_ok(dev, access);
 	if (ret)
-		return ret;
+		return access_refused(c, ret, access);
 
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
@@ -447,7 +472,8 @@ int sefa_ah_create(struct sefa_client *c, struct sefa_pd *pd,
 
 	n = dev_ah_get(pd, gid);
 	if (n < 0)
-		return n;
+		return sefa_refuse(c, n, "the device's %u AH numbers are taken",
+				   SEFA_MAX_AH);
 	ah = calloc(1, sizeof(*ah));
 	if (!ah) {
 		ret = -ENOMEM;
@@ -503,7 +529,7 @@ int sefa_uobj_destroy(struct sefa_client *c, uint32_t handle,
 	struct sefa_uobj *u = uobj_get(c, handle, type);
 
 	if (!u)
-		return -ENOENT;
+		return sefa_bad_handle(c, -ENOENT, type, handle);
 	switch (type) {
 	case SEFA_OBJ_PD:
 		return sefa_pd_destroy(container_of(u, struct sefa_pd, uobj));

@@ -20,14 +20,18 @@ static bool is_pow2(uint32_t v)
 	return v && !(v & (v - 1));
 }
 
-static int qp_check_caps(const struct sefa_profile *p,
+static int qp_check_caps(struct sefa_client *c, const struct sefa_profile *p,
 			 const struct sefa_qp_params *qp)
 {
 	if (qp->max_send_wr > p->max_sq_wr || qp->max_recv_wr > p->max_rq_wr ||
 	    qp->max_send_sge > p->max_sq_sge ||
 	    qp->max_recv_sge > p->max_rq_sge ||
 	    qp->max_inline > p->inline_buf_size)
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL,
+				   "caps above the device's (wr %u/%u, sge %u/%u, inline %u)",
+				   qp->max_send_wr, qp->max_recv_wr,
+				   qp->max_send_sge, qp->max_recv_sge,
+				   qp->max_inline);
 	return 0;
 }
 
@@ -36,33 +40,38 @@ static int qp_udata(struct sefa_cmd *cmd, const struct sefa_qp_params *p,
 		    struct efa_ibv_create_qp *ucmd)
 {
 	const struct sefa_profile *prof = cmd->c->dev->profile;
+	struct sefa_client *c = cmd->c;
 	int ret;
 
 	if (cmd->udata_in.len < offsetofend(struct efa_ibv_create_qp,
 					    driver_qp_type))
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL, "udata too short for efa's");
 	ret = sefa_udata_in(cmd, ucmd, sizeof(*ucmd));
 	if (ret)
 		return ret;
-	ret = sefa_ubuf_is_zero_from(cmd->c, &cmd->udata_in, sizeof(*ucmd));
+	ret = sefa_ubuf_is_zero_from(c, &cmd->udata_in, sizeof(*ucmd));
 	if (ret <= 0)
-		return ret ? ret : -EINVAL;
+		return ret ? ret : sefa_udata_unknown(c);
 	if (ucmd->comp_mask)
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL, "udata comp_mask %#x unknown",
+				   ucmd->comp_mask);
 	if (p->type == IBV_QPT_DRIVER &&
 	    ucmd->driver_qp_type != EFA_QP_DRIVER_TYPE_SRD)
-		return -EOPNOTSUPP;
+		return sefa_refuse(c, -EOPNOTSUPP, "driver QP type %u",
+				   ucmd->driver_qp_type);
 	/* The device walks both rings modulo a power of two. */
 	if (ucmd->sq_ring_size % EFA_IO_TX_WQE_SIZE ||
 	    !is_pow2(ucmd->sq_ring_size / EFA_IO_TX_WQE_SIZE) ||
 	    ucmd->sq_ring_size > prof->max_llq_size)
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL, "SQ ring of %u bytes",
+				   ucmd->sq_ring_size);
 	if (ucmd->rq_ring_size &&
 	    (ucmd->rq_ring_size % EFA_IO_RX_DESC_SIZE ||
 	     !is_pow2(ucmd->rq_ring_size / EFA_IO_RX_DESC_SIZE) ||
 	     ucmd->rq_ring_size / EFA_IO_RX_DESC_SIZE >
 		     (uint64_t)prof->max_rq_wr * prof->max_rq_sge))
-		return -EINVAL;
+		return sefa_refuse(c, -EINVAL, "RQ ring of %u bytes",
+				   ucmd->rq_ring_size);
 	return 0;
 }
 
@@ -145,8 +154,9 @@ static void qp_free(struct sefa_client *c, struct sefa_qp *qp)
 	free(qp);
 }
 
-static int qpn_alloc(struct sefa_device *dev, struct sefa_qp *qp)
+static int qpn_alloc(struct sefa_client *c, struct sefa_qp *qp)
 {
+	struct sefa_device *dev = c->dev;
 	unsigned int i;
 
 	for (i = 0; i < SEFA_MAX_QP_IDX; i++) {
@@ -159,7 +169,8 @@ static int qpn_alloc(struct sefa_device *dev, struct sefa_qp *qp)
 		dev->qp[i] = qp;
 		return 0;
 	}
-	return -ENOMEM;
+	return sefa_refuse(c, -ENOMEM, "the device's %u QPs are taken",
+			   SEFA_MAX_QP_IDX);
 }
 
 int sefa_qp_create(struct sefa_cmd *cmd, const struct sefa_qp_params *p,
@@ -175,12 +186,17 @@ int sefa_qp_create(struct sefa_cmd *cmd, const struct sefa_qp_params *p,
 	if (p->type != IBV_QPT_UD && p->type != IBV_QPT_DRIVER &&
 	    !(p->type == IBV_QPT_RC &&
 	      (dev->profile->device_caps & SEFA_QUERY_DEVICE_CAPS_RC)))
-		return -EOPNOTSUPP;
+		return sefa_refuse(c, -EOPNOTSUPP,
+				   "QP type %d not on this profile", p->type);
 	if (p->has_srq || p->create_flags)
-		return -EOPNOTSUPP;
-	if (!p->pd || !p->send_cq || !p->recv_cq)
-		return -EINVAL;
-	ret = qp_check_caps(dev->profile, p);
+		return sefa_refuse(c, -EOPNOTSUPP,
+				   "SRQ or create flags not supported");
+	if (!p->pd)
+		return sefa_refuse(c, -EINVAL, "unknown PD handle");
+	if (!p->send_cq || !p->recv_cq)
+		return sefa_refuse(c, -EINVAL, "unknown %s CQ handle",
+				   p->send_cq ? "receive" : "send");
+	ret = qp_check_caps(c, dev->profile, p);
 	if (ret)
 		return ret;
 	ret = qp_udata(cmd, p, &ucmd);
@@ -194,7 +210,7 @@ int sefa_qp_create(struct sefa_cmd *cmd, const struct sefa_qp_params *p,
 	ret = qp_rings(cmd, qp, &ucmd, resp);
 	if (ret)
 		goto err_free;
-	ret = qpn_alloc(dev, qp);
+	ret = qpn_alloc(c, qp);
 	if (ret)
 		goto err_free;
 	ret = sefa_uobj_add(c, &qp->uobj, SEFA_OBJ_QP);
@@ -389,54 +405,103 @@ static void qp_reset(struct sefa_qp *qp)
 			 0, __ATOMIC_RELEASE);
 }
 
-int sefa_qp_modify(struct sefa_qp *qp, const struct ib_uverbs_modify_qp *m)
+/*
+ * The checks of a modify that are about one attribute's value: @what
+ * names it when it is refused.
+ */
+static int bad_value(const struct sefa_qp *qp, const struct ib_uverbs_modify_qp *m,
+		     const char **what)
 {
 	uint32_t mask = m->attr_mask;
-	struct qp_transition tmp;
-	const struct qp_transition *t;
-	int cur = qp->state;
-	int next = (mask & M(STATE)) ? m->qp_state : cur;
 
-	if (mask & ~(qp->type == IBV_QPT_RC ? RC_MODIFY_SUPPORTED :
-					      EFA_MODIFY_SUPPORTED))
-		return -EOPNOTSUPP;
-	if (next > IBV_QPS_ERR)
-		return -EINVAL;
-	if ((mask & M(CUR_STATE)) && m->cur_qp_state != cur)
-		return -EINVAL;
-	t = transition(qp, cur, next, &tmp);
-	if (!t->valid)
-		return -EINVAL;
-	if ((mask & t->req) != t->req ||
-	    (mask & ~(t->req | t->opt | M(STATE) | M(CUR_STATE))))
-		return -EINVAL;
+	*what = "port";
 	if ((mask & M(PORT)) && m->port_num != 1)
 		return -EOPNOTSUPP;
+	*what = "P_Key index";
 	if ((mask & M(PKEY_INDEX)) && m->pkey_index)
 		return -EOPNOTSUPP;
+	*what = "rnr_retry";
 	if ((mask & M(RNR_RETRY)) && m->rnr_retry > 7)
 		return -EINVAL;
+	*what = "retry_cnt";
 	if ((mask & M(RETRY_CNT)) && m->retry_cnt > 7)
 		return -EINVAL;
+	*what = "min_rnr_timer";
 	if ((mask & M(MIN_RNR_TIMER)) && m->min_rnr_timer > 31)
 		return -EINVAL;
+	*what = "path MTU";
 	if ((mask & M(PATH_MTU)) &&
 	    (m->path_mtu < IBV_MTU_256 || m->path_mtu > IBV_MTU_4096))
 		return -EINVAL;
+	*what = "RDMA read depth";
 	if ((mask & (M(MAX_QP_RD_ATOMIC) | M(MAX_DEST_RD_ATOMIC))) &&
 	    (m->max_rd_atomic > qp->dev->profile->max_qp_rd_atom ||
 	     m->max_dest_rd_atomic > qp->dev->profile->max_qp_rd_atom))
 		return -EINVAL;
+	*what = "address vector";
 	if ((mask & M(AV)) &&
 	    (m->dest.port_num != 1 ||
 	     (!m->dest.is_global && !m->dest.dlid)))
 		return -EINVAL;
+	*what = "access flags";
 	if ((mask & M(ACCESS_FLAGS)) &&
 	    (m->qp_access_flags & ~(IBV_ACCESS_LOCAL_WRITE |
 				    IBV_ACCESS_REMOTE_WRITE |
 				    IBV_ACCESS_REMOTE_READ |
 				    IBV_ACCESS_REMOTE_ATOMIC)))
 		return -EINVAL;
+	return 0;
+}
+
+static const char *state_name(int state)
+{
+	static const char *const names[] = {
+		[Q(RESET)] = "RESET", [Q(INIT)] = "INIT", [Q(RTR)] = "RTR",
+		[Q(RTS)] = "RTS", [Q(SQD)] = "SQD", [Q(SQE)] = "SQE",
+		[Q(ERR)] = "ERR",
+	};
+
+	return names[state];
+}
+
+int sefa_qp_modify(struct sefa_qp *qp, const struct ib_uverbs_modify_qp *m)
+{
+	struct sefa_client *c = qp->uobj.c;
+	uint32_t mask = m->attr_mask;
+	struct qp_transition tmp;
+	const struct qp_transition *t;
+	int cur = qp->state;
+	int next = (mask & M(STATE)) ? m->qp_state : cur;
+	const char *what;
+	int ret;
+
+	if (mask & ~(qp->type == IBV_QPT_RC ? RC_MODIFY_SUPPORTED :
+					      EFA_MODIFY_SUPPORTED))
+		return sefa_refuse(c, -EOPNOTSUPP,
+				   "attribute mask %#x beyond what this QP type takes",
+				   mask);
+	if (next > IBV_QPS_ERR)
+		return sefa_refuse(c, -EINVAL, "no QP state %d", next);
+	if ((mask & M(CUR_STATE)) && m->cur_qp_state != cur)
+		return sefa_refuse(c, -EINVAL,
+				   "cur_qp_state %u, the QP is in %s",
+				   m->cur_qp_state, state_name(cur));
+	t = transition(qp, cur, next, &tmp);
+	if (!t->valid)
+		return sefa_refuse(c, -EINVAL,
+				   "QP state does not allow this: %s to %s",
+				   state_name(cur), state_name(next));
+	if ((mask & t->req) != t->req ||
+	    (mask & ~(t->req | t->opt | M(STATE) | M(CUR_STATE))))
+		return sefa_refuse(c, -EINVAL,
+				   "%s to %s takes attributes %#x (%#x more may be given), not %#x",
+				   state_name(cur), state_name(next), t->req,
+				   t->opt, mask & ~(M(STATE) | M(CUR_STATE)));
+	ret = bad_value(qp, m, &what);
+	if (ret)
+		return sefa_refuse(c, ret, "%s %s", what,
+				   ret == -EOPNOTSUPP ? "not supported" :
+							"out of range");
 
 	if (mask & M(QKEY))
 		qp->qkey = m->qkey;

@@ -240,6 +240,8 @@ struct sefa_mr *sefa_mr_from_handle(struct sefa_client *c, uint32_t handle);
 struct sefa_ah *sefa_ah_from_handle(struct sefa_client *c, uint32_t handle);
 struct sefa_cq *sefa_cq_from_handle(struct sefa_client *c, uint32_t handle);
 struct sefa_qp *sefa_qp_from_handle(struct sefa_client *c, uint32_t handle);
+int sefa_bad_handle(struct sefa_client *c, int err, enum sefa_obj_type type,
+		    uint32_t handle);
 int sefa_pd_alloc(struct sefa_client *c, struct sefa_pd **out);
 int sefa_pd_destroy(struct sefa_pd *pd);
 int sefa_mr_reg(struct sefa_client *c, struct sefa_pd *pd, uint64_t addr,
