@@ -75,6 +75,11 @@ status_field() {
 	sefa status | awk -v k="$1:" '$1 == k { print $2 }'
 }
 
+# status_is FIELD VALUE: a condition for wait_for
+status_is() {
+	[ "$(status_field "$1")" = "$2" ]
+}
+
 # Value of "key:<tabs>value" in ibv_devinfo output
 devinfo_field() {
 	awk -v k="$1:" '$1 == k { $1 = ""; sub(/^ +/, ""); print; exit }'

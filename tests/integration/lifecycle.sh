@@ -37,10 +37,8 @@ for provider in ours stock; do
 	expect_eq "$provider contexts while held" "$(status_field contexts)" 1
 	kill -KILL "$HOLD_PID"
 	wait "$HOLD_PID" 2>/dev/null || true
-	for _ in $(seq 100); do
-		[ "$(status_field contexts)" = 0 ] && break
-		sleep 0.05
-	done
+	wait_for 30 "the daemon to drop the $provider probe's context" \
+		status_is contexts 0 || :
 	expect_eq "$provider contexts after SIGKILL" "$(status_field contexts)" 0
 	expect_eq "$provider clients after SIGKILL" "$(status_field clients)" 0
 done
