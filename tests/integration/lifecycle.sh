@@ -32,7 +32,8 @@ grep -q "already runs" <<<"$out" ||
 for provider in ours stock; do
 	check_provider "$provider" "$PROBE" hold efa_0 </dev/null
 	coproc HOLD { sx --provider "$provider" -- "$PROBE" hold efa_0; }
-	read -r -t 10 line <&"${HOLD[0]}" || fail "$provider: probe did not start"
+	read -r -t 30 line <&"${HOLD[0]}" ||
+		fail "$provider: gave up waiting 30 s for the probe to start"
 	expect_eq "$provider probe" "$line" ready
 	expect_eq "$provider contexts while held" "$(status_field contexts)" 1
 	kill -KILL "$HOLD_PID"
