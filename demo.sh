@@ -49,10 +49,7 @@ echo "== ibv_ud_pingpong: our provider serves, the stock one is the client"
 PORT=18600
 "$SOFTEFA" --run-dir "$RUN" exec -- ibv_ud_pingpong -g 0 -c -p "$PORT" -n 500 \
 	>"$RUN/server.out" 2>&1 &
-for _ in $(seq 100); do
-	[ -n "$(ss -Hltn "sport = :$PORT")" ] && break
-	sleep 0.05
-done
+wait_for 30 "the server to listen on TCP port $PORT" tcp_listens "$PORT"
 run "$SOFTEFA" --run-dir "$RUN" exec --provider stock -- \
 	ibv_ud_pingpong -g 0 -c -p "$PORT" -n 500 127.0.0.1
 wait
@@ -70,10 +67,8 @@ run "$SOFTEFA" --run-dir "$RUN" exec -- fi_info -p efa -t FI_EP_RDM
 for size in 64 1048576; do
 	"$SOFTEFA" --run-dir "$RUN" exec -- fi_pingpong -p efa -e rdm -c \
 		-S "$size" -I 200 -B "$PORT" >"$RUN/server.out" 2>&1 &
-	for _ in $(seq 100); do
-		[ -n "$(ss -Hltn "sport = :$PORT")" ] && break
-		sleep 0.05
-	done
+	wait_for 30 "the server to listen on TCP port $PORT" \
+		tcp_listens "$PORT"
 	run "$SOFTEFA" --run-dir "$RUN" exec -- fi_pingpong -p efa -e rdm -c \
 		-S "$size" -I 200 -P "$PORT" 127.0.0.1
 	wait
@@ -97,10 +92,7 @@ echo "== an extended-profile host: RC, LIDs, and the kernel's MAD layer"
 run "$SOFTEFA" --run-dir "$RUN" start --profile extended --devices 2
 "$SOFTEFA" --run-dir "$RUN" exec -- ibv_rc_pingpong -p "$PORT" -n 200 \
 	>"$RUN/server.out" 2>&1 &
-for _ in $(seq 100); do
-	[ -n "$(ss -Hltn "sport = :$PORT")" ] && break
-	sleep 0.05
-done
+wait_for 30 "the server to listen on TCP port $PORT" tcp_listens "$PORT"
 run "$SOFTEFA" --run-dir "$RUN" exec -- \
 	ibv_rc_pingpong -p "$PORT" -n 200 127.0.0.1
 wait
@@ -137,10 +129,8 @@ for i in 1 2; do
 done
 ip netns exec "$NS-1" "$SOFTEFA" --run-dir "$RUN/h1" exec -- \
 	ibv_ud_pingpong -g 0 -c -p "$PORT" >"$RUN/server.out" 2>&1 &
-for _ in $(seq 100); do
-	[ -n "$(ip netns exec "$NS-1" ss -Hltn "sport = :$PORT")" ] && break
-	sleep 0.05
-done
+wait_for 30 "the server to listen on TCP port $PORT in $NS-1" \
+	tcp_listens "$PORT" "$NS-1"
 run ip netns exec "$NS-2" "$SOFTEFA" --run-dir "$RUN/h2" exec -- \
 	ibv_ud_pingpong -g 0 -c -p "$PORT" 10.0.0.1
 wait

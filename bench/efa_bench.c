@@ -60,12 +60,16 @@
 #include <infiniband/verbs.h>
 #include <valgrind/callgrind.h>
 
+#include "wait.h"
+
 #define MSG		64
 #define QKEY		0x1234
 #define DEPTH		256
 #define WINDOW		64
 #define WBW_MSG		(64 * 1024)
 #define WBW_SLOTS	16
+/* How long a completion may take: a loaded machine's, not a lost one's. */
+#define WAIT_MS		60000
 
 struct side {
 	struct ibv_context *ctx;
@@ -197,13 +201,25 @@ static int post_send(struct side *s, unsigned int slot)
 	return ibv_post_send(s->qp, &wr, &bad);
 }
 
-/* Wait for one completion on @cq; it must be a success. */
+/* A peer that never answers ends the bench, not hangs it. */
+static void no_completion(const struct wait *w)
+{
+	fprintf(stderr, "efa_bench: gave up waiting %ld ms for a completion\n",
+		wait_ms(w));
+	exit(1);
+}
+
+/* Wait for one completion on @cq, at most WAIT_MS; it must be a success. */
 static void wait_one(struct ibv_cq *cq, struct ibv_wc *wc)
 {
+	struct wait w = wait_start(WAIT_MS);
+	unsigned int empty = 0;
 	int n;
 
+	/* the clock only now and then: it would weigh on the round trip */
 	while (!(n = ibv_poll_cq(cq, 1, wc)))
-		;
+		if (!(++empty % 4096) && !wait_more(&w, 0))
+			no_completion(&w);
 	if (n < 0 || wc->status != IBV_WC_SUCCESS) {
 		fprintf(stderr, "efa_bench: completion %s\n",
 			n < 0 ? "poll error" : ibv_wc_status_str(wc->status));
@@ -444,6 +460,7 @@ static int run_pair(long n)
 	struct side s = {};
 	struct ibv_wc wc;
 	long i, empty = 0;
+	struct wait w;
 	int got;
 
 	setup(&s, false);
@@ -455,8 +472,10 @@ static int run_pair(long n)
 		CALLGRIND_TOGGLE_COLLECT;
 		if (got)
 			die("post_send");
+		w = wait_start(WAIT_MS);
 		for (;;) {
-			usleep(1000);
+			if (!wait_more(&w, 1000))
+				no_completion(&w);
 			CALLGRIND_TOGGLE_COLLECT;
 			got = ibv_poll_cq(s.scq, 1, &wc);
 			CALLGRIND_TOGGLE_COLLECT;

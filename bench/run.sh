@@ -11,6 +11,8 @@
 # against what this run measured.
 # Usage: bench/run.sh [BUILD_DIR]
 set -euo pipefail
+# wait_for, tcp_listens
+. "$(dirname "$0")/../scripts/common.sh"
 BUILD=${1:-$(dirname "$0")/../build}
 SOFTEFA=$BUILD/bin/softefa
 BENCH=$BUILD/bin/efa_bench
@@ -329,7 +331,8 @@ fi_sizes() {
 	# shellcheck disable=SC2086
 	"$run" $args -I "$iters" -B "$FIPORT" >/dev/null 2>&1 &
 	srv=$!
-	sleep 0.5
+	wait_for 30 "fi_pingpong's server on TCP port $FIPORT" \
+		tcp_listens "$FIPORT" "${FI_SERVER_NS:-}"
 	# shellcheck disable=SC2086
 	"$run" $args -I "$iters" -P "$FIPORT" "$FI_PEER" >"$out" 2>&1 &
 	cli=$!
@@ -430,14 +433,15 @@ hx() { local i=$1; shift; ip netns exec "sefa-bench-$$-$i" "$SOFTEFA" --run-dir 
 PTPORT=$((30000 + RANDOM % 10000))
 two() {
 	hx 1 timeout 120 "$@" -p "$PTPORT" >/dev/null 2>&1 &
-	sleep 1
+	wait_for 30 "$1's server on TCP port $PTPORT in $NS1" \
+		tcp_listens "$PTPORT" "$NS1"
 	hx 2 timeout 120 "$@" -p "$PTPORT" 10.99.0.1 2>&1 || true
 	wait
 	PTPORT=$((PTPORT + 1))
 }
 one() {
 	sx ours -- timeout 120 "$@" -p "$PTPORT" >/dev/null 2>&1 &
-	sleep 1
+	wait_for 30 "$1's server on TCP port $PTPORT" tcp_listens "$PTPORT"
 	sx ours -- timeout 120 "$@" -p "$PTPORT" 127.0.0.1 2>&1 || true
 	wait
 	PTPORT=$((PTPORT + 1))
@@ -452,13 +456,13 @@ bw2=$(two ib_read_bw -c SRD -x 0 -s 65536 -n 1000 | row 4)
 # fi_pingpong -p tcp across the namespaces, warmed up as above: the
 # server in the first, the client (-P) in the second
 fi_ns() {
-	local ns=$NS1
+	local ns=$FI_SERVER_NS
 
 	case " $* " in *" -P "*) ns=$NS2 ;; esac
 	exec ip netns exec "$ns" timeout 120 stdbuf -oL \
 		fi_pingpong -p tcp -e rdm -S all "$@"
 }
-FI_PEER=10.99.0.1
+FI_PEER=10.99.0.1 FI_SERVER_NS=$NS1
 tcplat=$(fi_sizes fi_ns "" 1000 64 | fi_small 1000 |
 	awk '{ print $1 == "failed" ? $1 : $1 * 2 }')
 tcpbw=$(fi_sizes fi_ns "" 100 64k | awk '$1 == "64k" { print $2 }')

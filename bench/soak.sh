@@ -209,10 +209,9 @@ for i in 1 2; do
 	PID0[$i]=$(dpid "$i")
 done
 # the SM's sweep gives every port its LID; then MADs reach across
-for t in $(seq 50); do
-	hx 2 -- timeout 10 smpquery nodeinfo "${LID[1]}" >/dev/null 2>&1 && break
-	sleep 0.2
-done
+mad_reaches() { hx 2 -- timeout 10 smpquery nodeinfo "${LID[1]}" >/dev/null 2>&1; }
+wait_for 60 "host 2's smpquery to reach host 1's LID ${LID[1]}" mad_reaches ||
+	fail "no MAD from host 2 reaches host 1"
 
 # Warm-up: each kind once, briefly, and one kill; then, every client
 # gone, the daemons' figures the end is compared with.

@@ -238,7 +238,7 @@ static int umr_fill(struct node *n)
 		.exp_send_flags = IBV_EXP_SEND_SIGNALED | IBV_EXP_SEND_INLINE,
 	}, *bad;
 	struct ibv_exp_wc wc;
-	double t0 = now();
+	struct wait w = wait_start(WAIT_MS);
 	int r;
 	uint8_t *at = n->buf + AT_REGION;
 
@@ -260,8 +260,11 @@ static int umr_fill(struct node *n)
 	if (ibv_exp_post_send(n->qp, &wr, &bad))
 		return -1;
 	while (!(r = ibv_exp_poll_cq(n->cq, 1, &wc, sizeof(wc))))
-		if (now() - t0 > WAIT_MS / 1000)
-			break;
+		if (!wait_more(&w, 0)) {
+			fprintf(stderr, "soak_traffic: gave up waiting %ld ms for the UMR fill's completion\n",
+				wait_ms(&w));
+			return -1;
+		}
 	if (r != 1 || wc.status != IBV_WC_SUCCESS ||
 	    wc.exp_opcode != IBV_EXP_WC_UMR) {
 		fprintf(stderr, "soak_traffic: UMR fill: %d, status %d\n", r,
@@ -520,7 +523,6 @@ static int serve(struct node *n)
 	struct tally end = {};
 	bool ended = false;
 	double t_end = 0, t_last = now();
-	unsigned int i;
 	uint64_t pos;
 
 	if (meet(n)) {
@@ -569,15 +571,17 @@ static int serve(struct node *n)
 			pf[1].fd = -1;
 		}
 	}
-	/* a late duplicate: look a little longer */
-	if (reliable(n->mode))
-		for (i = 0; i < 20; i++) {
+	/* a late duplicate: look a tenth of a second longer */
+	if (reliable(n->mode)) {
+		struct wait w = wait_start(100);
+
+		do {
 			struct ibv_wc wc;
 
 			if (ibv_poll_cq(n->cq, 1, &wc) > 0 && take(n, &wc))
 				return EXIT_BAD;
-			usleep(5000);
-		}
+		} while (wait_more(&w, 5000));
+	}
 	t.sent = end.sent;
 	/* the client's last RDMA write, where it belongs */
 	for (pos = end.last_off; pos < end.last_off + end.last_len; pos++) {
@@ -602,20 +606,27 @@ static int pause_ms;
 /* The next completion within WAIT_MS, which must be a success. */
 static int reap(struct node *n, uint64_t *wr_id)
 {
-	double t0 = now();
+	struct wait w = wait_start(WAIT_MS);
 	struct ibv_wc wc;
 	unsigned int idle = 0;
 	int r;
 
+	/* spin a little, then pause; the clock only now and then */
 	while (!(r = ibv_poll_cq(n->cq, 1, &wc))) {
-		if (++idle > 256)
-			usleep(50);
-		if (idle % 256 == 0 && now() - t0 > WAIT_MS / 1000)
+		if (++idle % 256 == 0 && !wait_more(&w, 0))
 			break;
+		if (idle > 256)
+			usleep(50);
+	}
+	if (!r) {
+		fprintf(stderr, "soak_traffic: gave up waiting %ld ms for a send completion\n",
+			wait_ms(&w));
+		errors++;
+		return -1;
 	}
 	if (r != 1 || wc.status != IBV_WC_SUCCESS) {
 		fprintf(stderr, "soak_traffic: send completion %s, vendor error %u\n",
-			r == 1 ? ibv_wc_status_str(wc.status) : "never came",
+			r == 1 ? ibv_wc_status_str(wc.status) : "poll error",
 			r == 1 ? wc.vendor_err : 0);
 		errors++;
 		return -1;

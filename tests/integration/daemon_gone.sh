@@ -11,15 +11,12 @@ PROBE="$BUILD/bin/sefa_probe"
 
 # orphan PROVIDER HOW: the probe's report once the daemon went HOW
 orphan() {
-	local provider=$1 how=$2 log=$RUN.orphan pid i
+	local provider=$1 how=$2 log=$RUN.orphan pid
 
 	sx --provider "$provider" -- "$PROBE" orphan efa_0 >"$log" 2>&1 &
 	pid=$!
-	for i in $(seq 200); do
-		grep -q '^ready$' "$log" && break
-		sleep 0.05
-	done
-	grep -q '^ready$' "$log" || fail "$provider: probe did not start: $(cat "$log")"
+	wait_for 30 "the $provider probe to be ready" grep -q '^ready$' "$log" ||
+		fail "$provider: probe did not start: $(cat "$log")"
 	if [ "$how" = kill ]; then
 		kill -KILL "$(cat "$RUN/softefad.pid")"
 	else

@@ -11,9 +11,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include <infiniband/verbs.h>
+
+#include "wait.h"
 
 /*
  * The device named @name; without a name the first, or the last with
@@ -139,19 +140,15 @@ static inline int dev_rc_to_rts(struct ibv_qp *qp, uint8_t rnr_retry)
  */
 static inline int dev_poll_wc(struct ibv_cq *cq, int ms, struct ibv_wc *wc)
 {
-	struct timespec t0, t;
+	struct wait w = wait_start(ms);
 	int n;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
+	do {
 		n = ibv_poll_cq(cq, 1, wc);
 		if (n)
 			return n;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) * 1000 +
-		    (t.tv_nsec - t0.tv_nsec) / 1000000 >= ms)
-			return 0;
-	}
+	} while (wait_more(&w, 0));
+	return 0;
 }
 
 /* The next completion of @cq within @ms, or one of status -1. */

@@ -103,18 +103,19 @@ sx -- timeout 60 stdbuf -oL ibv_rc_pingpong -d efa_0 -g 0 -p "$PORT" -n 10000000
 	>"$RUN/server.out" 2>&1 &
 spid=$!
 wait_listen "$PORT" || fail "rc_pingpong server did not listen"
+p0=$(stat_field efa_1 tx_pkts)
 sx -- timeout 60 stdbuf -oL ibv_rc_pingpong -d efa_1 -g 0 -p "$PORT" -n 100000000 -s 70000 \
 	127.0.0.1 >"$RUN/client.out" 2>&1 &
 cpid=$!
-sleep 1
-grep -q "remote address" "$RUN/client.out" || fail "rc_pingpong: $(cat "$RUN/client.out")"
+# killed once the traffic runs, however slow the start
+sent() { [ "$(stat_field efa_1 tx_pkts)" -ge $((p0 + 1000)) ]; }
+wait_for 30 "the rc_pingpong client to send 1000 packets" sent ||
+	fail "rc_pingpong: $(cat "$RUN/client.out")"
 pkill -KILL -f "^ibv_rc_pingpong -d efa_1 -g 0 -p $PORT " || fail "no client to kill"
 pkill -KILL -f "^ibv_rc_pingpong -d efa_0 -g 0 -p $PORT " || true
 wait "$cpid" "$spid" 2>/dev/null || true
-for _ in $(seq 100); do
-	[ "$(status_field contexts)" = 0 ] && break
-	sleep 0.1
-done
+wait_for 30 "the daemon to drop the killed pair's contexts" \
+	status_is contexts 0 || :
 expect_eq "contexts after the kill" "$(status_field contexts)" 0
 pair ours ours ibv_rc_pingpong -g 0 -p "$PORT" -n 200 -s 4096 -c ||
 	fail "ibv_rc_pingpong after the kill"

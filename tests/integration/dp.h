@@ -26,7 +26,7 @@ static inline struct ibv_wc dp_poll_one(struct ibv_cq *cq, int ms)
 	int n = dev_poll_wc(cq, ms, &wc);
 
 	ck_assert_int_ge(n, 0);
-	ck_assert_msg(n, "no completion");
+	ck_assert_msg(n, "gave up waiting %d ms for a completion", ms);
 	return wc;
 }
 

@@ -104,23 +104,22 @@ hstat() {
 	fi
 }
 
-# Wait until eth0 of host $1 has a link-local address that DAD is done
-# with (ten seconds at most), and keep it.
-hosts_wait_ll() {
-	local ns i out
+# hosts_ll_ready I: eth0 of host I has a link-local address that DAD is
+# done with, now kept in HOSTS_LL[I]
+hosts_ll_ready() {
+	local out
 
-	ns=$(hns "$1")
-	for i in $(seq 200); do
-		out=$(ip -n "$ns" -6 -o addr show dev eth0 scope link)
-		grep -q dadfailed <<<"$out" && fail "$ns: DAD failed: $out"
-		if [ -n "$out" ] && ! grep -q tentative <<<"$out"; then
-			HOSTS_LL[$1]=$(awk '{ sub(/\/.*/, "", $4); print $4; exit }' \
-				<<<"$out")
-			return 0
-		fi
-		sleep 0.05
-	done
-	fail "$ns: no link-local address on eth0: $out"
+	out=$(ip -n "$(hns "$1")" -6 -o addr show dev eth0 scope link)
+	! grep -q dadfailed <<<"$out" || fail "$(hns "$1"): DAD failed: $out"
+	[ -n "$out" ] && ! grep -q tentative <<<"$out" || return 1
+	HOSTS_LL[$1]=$(awk '{ sub(/\/.*/, "", $4); print $4; exit }' <<<"$out")
+}
+
+# Wait until eth0 of host $1 has its link-local address (DAD takes a
+# second or two, more on a loaded machine).
+hosts_wait_ll() {
+	wait_for 30 "DAD on eth0 of $(hns "$1")" hosts_ll_ready "$1" ||
+		fail "$(hns "$1"): eth0: $(ip -n "$(hns "$1")" -6 addr show dev eth0)"
 }
 
 # Start the daemon of every host; on a wire, host 1 runs the SM.

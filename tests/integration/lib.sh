@@ -1,6 +1,8 @@
 # Shared helpers of the integration tests: a private SoftEFA host per test.
 # Usage: . lib.sh BUILD_DIR
 set -euo pipefail
+# wait_for, tcp_listens
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/common.sh"
 
 BUILD=${1:?build directory}
 shift
@@ -73,6 +75,11 @@ status_field() {
 	sefa status | awk -v k="$1:" '$1 == k { print $2 }'
 }
 
+# status_is FIELD VALUE: a condition for wait_for
+status_is() {
+	[ "$(status_field "$1")" = "$2" ]
+}
+
 # Value of "key:<tabs>value" in ibv_devinfo output
 devinfo_field() {
 	awk -v k="$1:" '$1 == k { $1 = ""; sub(/^ +/, ""); print; exit }'
@@ -116,18 +123,12 @@ pick_port() {
 	echo "$p"
 }
 
-# Wait until something listens on TCP port $1 (at most ten seconds), in the
-# host's network namespace.  Only look: a test connection would be taken
-# for the client.
+# wait_listen PORT [SECONDS]: wait until something listens on TCP port PORT
+# in the host's network namespace, at most SECONDS (30: a program's start
+# on a loaded machine).
 wait_listen() {
-	local i
-
-	for i in $(seq 200); do
-		[ -n "$(${NETNS:+ip netns exec "$NETNS"} ss -Hltn "sport = :$1")" ] &&
-			return 0
-		sleep 0.05
-	done
-	return 1
+	wait_for "${2:-30}" "a listener on TCP port $1${NETNS:+ in $NETNS}" \
+		tcp_listens "$1" "$NETNS"
 }
 
 # pair SERVER_PROVIDER CLIENT_PROVIDER PROGRAM ARGS...: run PROGRAM as a

@@ -32,15 +32,14 @@ grep -q "already runs" <<<"$out" ||
 for provider in ours stock; do
 	check_provider "$provider" "$PROBE" hold efa_0 </dev/null
 	coproc HOLD { sx --provider "$provider" -- "$PROBE" hold efa_0; }
-	read -r -t 10 line <&"${HOLD[0]}" || fail "$provider: probe did not start"
+	read -r -t 30 line <&"${HOLD[0]}" ||
+		fail "$provider: gave up waiting 30 s for the probe to start"
 	expect_eq "$provider probe" "$line" ready
 	expect_eq "$provider contexts while held" "$(status_field contexts)" 1
 	kill -KILL "$HOLD_PID"
 	wait "$HOLD_PID" 2>/dev/null || true
-	for _ in $(seq 100); do
-		[ "$(status_field contexts)" = 0 ] && break
-		sleep 0.05
-	done
+	wait_for 30 "the daemon to drop the $provider probe's context" \
+		status_is contexts 0 || :
 	expect_eq "$provider contexts after SIGKILL" "$(status_field contexts)" 0
 	expect_eq "$provider clients after SIGKILL" "$(status_field clients)" 0
 done

@@ -25,7 +25,7 @@
 #define REMOTE_ALL	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 			 IBV_ACCESS_REMOTE_READ)
 /* How long a completion may take. */
-#define WAIT_MS		3000
+#define WAIT_MS		20000
 
 static struct {
 	struct ibv_context *ctx;

@@ -29,6 +29,7 @@
 #include <rdma/rdma_user_ioctl.h>
 
 #include "check_main.h"
+#include "wait.h"
 
 #define HDR		sizeof(struct ib_user_mad_hdr)
 #define HDR_OLD		56
@@ -212,7 +213,7 @@ static bool readable(int fd, int ms)
 /* Wait for one MAD and read it whole. */
 static ssize_t recv_umad(int fd, void *buf, size_t len)
 {
-	ck_assert_msg(readable(fd, 5000), "nothing to read");
+	ck_assert_msg(readable(fd, 5000), "gave up waiting 5000 ms for a MAD");
 	return read(fd, buf, len);
 }
 
@@ -277,12 +278,9 @@ START_TEST(registration_errors)
 
 	/* a closed file's registrations are gone (once the daemon saw it) */
 	close(fd);
-	for (i = 0; i < 200; i++) {
-		a = reg2(fd2, 1, VENDOR_CLASS, 1, 0, OUI, 1 << METHOD_GET);
-		if (a != -EINVAL)
-			break;
-		usleep(10 * 1000);
-	}
+	CK_WAIT_UNTIL(20000, (a = reg2(fd2, 1, VENDOR_CLASS, 1, 0, OUI,
+				       1 << METHOD_GET)) != -EINVAL,
+		      "the daemon to drop the closed file's agents");
 	ck_assert_int_eq(a, 3);
 	close(fd2);
 }
@@ -522,9 +520,8 @@ START_TEST(issm_holds_sm_bit)
 	ck_assert_int_eq(errno, EINVAL);
 	close(fd);
 	/* the daemon sees the close a moment later */
-	for (fd2 = 0; fd2 < 200 && sysfs_uint(cap) & 2; fd2++)
-		usleep(10 * 1000);
-	ck_assert_uint_eq(sysfs_uint(cap) & 2, 0);
+	CK_WAIT_UNTIL(20000, !(sysfs_uint(cap) & 2),
+		      "the SM bit to go with issm1's close");
 	fd = open("/dev/infiniband/issm1", O_RDWR | O_NONBLOCK);
 	ck_assert_int_ge(fd, 0);
 	close(fd);

@@ -39,11 +39,9 @@ cap=$RUN/mad.pcap
 ip netns exec "$(hns 2)" tcpdump -i eth0 -U -w "$cap" \
 	"udp port 4791 and ip6[48] == 0x65" 2>"$RUN/tcpdump.err" &
 tcpdump_pid=$!
-for t in $(seq 100); do
-	grep -q "listening on" "$RUN/tcpdump.err" && break
-	[ "$t" -lt 100 ] || fail "tcpdump: $(cat "$RUN/tcpdump.err")"
-	sleep 0.1
-done
+wait_for 30 "tcpdump to listen on host 2's eth0" \
+	grep -q "listening on" "$RUN/tcpdump.err" ||
+	fail "tcpdump: $(cat "$RUN/tcpdump.err")"
 
 # The SM runs on host 1 only; every port names LID 1 as its SM.
 for i in 2 3; do
@@ -71,18 +69,19 @@ done
 # a LID nobody has: the tool times out, nothing hangs
 mad 2 smpquery -t 200 nodeinfo 999 >/dev/null 2>&1 && fail "nodeinfo of LID 999"
 
-# saquery_n HOST N: the SA's NodeRecords from HOST, N of them (the sweep
-# runs every 2 s, a host is gone after 3 missed: 30 tries, 0.5 s apart)
+# sa_records HOST N: the SA's NodeRecords from HOST are N; the last
+# answer in SA_OUT, its count in SA_N
+sa_records() {
+	SA_OUT=$(mad "$1" saquery) || fail "host $1: saquery: $SA_OUT"
+	SA_N=$(grep -c "^NodeRecord dump:" <<<"$SA_OUT") || true
+	[ "$SA_N" -eq "$2" ]
+}
+# saquery_n HOST N: the SA's NodeRecords from HOST, once there are N (the
+# sweep runs every 2 s, a host is gone after 3 missed)
 saquery_n() {
-	local t out n=0
-
-	for t in $(seq 30); do
-		out=$(mad "$1" saquery) || fail "host $1: saquery: $out"
-		n=$(grep -c "^NodeRecord dump:" <<<"$out") || true
-		[ "$n" -eq "$2" ] && { echo "$out"; return; }
-		sleep 0.5
-	done
-	fail "host $1: saquery: $n NodeRecords, not $2: $out"
+	wait_for 60 "$2 NodeRecords in the SA from host $1" sa_records "$1" "$2" ||
+		fail "host $1: saquery: $SA_N NodeRecords, not $2: $SA_OUT"
+	echo "$SA_OUT"
 }
 out=$(saquery_n 2 6)
 for i in 1 2 3; do

@@ -97,10 +97,14 @@ hx 2 "$WV" srd -u fe80::1:2:3:4 | tee "$RUN/nowhere.out" ||
 # host 1's daemon dies under a long SRD transfer
 hx 1 "$WV" srd -n 1000000 -p "$PORT" >"$RUN/server.out" 2>&1 &
 server=$!
-sleep 1
+on_host 1 wait_listen "$PORT" || fail "server: $(cat "$RUN/server.out")"
+p0=$(hstat 2 tx_pkts)
 hx 2 "$WV" srd -n 1000000 -p "$PORT" "$(haddr 1)" >"$RUN/client.out" 2>&1 &
 client=$!
-sleep 2
+# killed when the transfer is well under way, however slow the start
+under_way() { [ "$(hstat 2 tx_pkts)" -ge $((p0 + 5000)) ]; }
+wait_for 60 "host 2's client to send 5000 packets" under_way ||
+	fail "client: $(cat "$RUN/client.out")"
 kill -9 "$(cat "$(hdir 1)/softefad.pid")"
 t0=$SECONDS
 wait "$client" && fail "the client went on without its peer"

@@ -16,21 +16,30 @@ command -v tshark >/dev/null || fail "tshark is not installed"
 hosts_up 2 --wire "$@"
 gid1=$(hgid 1) gid2=$(hgid 2)
 cap=$RUN/wire.pcapng
-# tshark says "Capturing on" before it does: host 2 pings host 1 until
-# tshark has seen a reply (-P -l: a line per packet as it goes)
+# tshark says "Capturing on" before it does, and its first start on a
+# fresh machine takes seconds: host 2 pings host 1, one ping at a time,
+# until tshark has seen a reply (-P -l: a line per packet as it goes).
 ip netns exec "$(hns 2)" tshark -l -P -i eth0 -f "udp port 4791 or icmp6" \
 	-w "$cap" >"$RUN/tshark.out" 2>&1 &
 tshark_pid=$!
-for i in $(seq 100); do
+captures() {
+	kill -0 "$tshark_pid" 2>/dev/null ||
+		fail "tshark exited: $(cat "$RUN/tshark.out")"
 	ip netns exec "$(hns 2)" ping -6 -c1 -W1 "$(hll 1)%eth0" >/dev/null || :
-	grep -q "ICMPv6.*Echo (ping) reply" "$RUN/tshark.out" && break
-	[ "$i" -lt 100 ] || fail "tshark does not capture: $(cat "$RUN/tshark.out")"
-done
+	grep -q "ICMPv6.*Echo (ping) reply" "$RUN/tshark.out"
+}
+t0=$SECONDS
+wait_for 60 "tshark to capture a ping reply on host 2's eth0" captures ||
+	fail "tshark does not capture: $(cat "$RUN/tshark.out")"
+echo "tshark captures after $((SECONDS - t0)) s"
 
 hosts_pair ours ours ibv_ud_pingpong -g 0 -p "$PORT" -n "$N" -c -s "$SIZE" ||
 	fail "ibv_ud_pingpong"
 grep -q "$N iters in" "$RUN/client.out" || fail "$(cat "$RUN/client.out")"
-sleep 0.5
+# tshark prints each packet once it has it: stop it after the last
+rroce() { [ "$(grep -c RRoCE "$RUN/tshark.out")" -ge $((2 * N)) ]; }
+wait_for 30 "tshark to show the $((2 * N)) packets of the pingpong" rroce ||
+	fail "tshark: $(cat "$RUN/tshark.out")"
 kill -INT "$tshark_pid"
 wait "$tshark_pid" || fail "tshark: $(cat "$RUN/tshark.out")"
 

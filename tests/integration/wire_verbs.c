@@ -171,10 +171,11 @@ static void post_recv(struct ctx *c, unsigned int i)
 
 static int serve(struct ctx *c, int fd, unsigned int n)
 {
-	unsigned int got = 0, dups = 0, bad = 0, i, idle_ms = 0;
+	unsigned int got = 0, dups = 0, bad = 0, i;
 	unsigned int off = c->srd ? 0 : 40;
 	uint8_t *seen = calloc(n, 1), want[MSG];
 	struct side me = {}, peer;
+	struct wait idle;
 	char done;
 
 	if (!seen)
@@ -192,16 +193,21 @@ static int serve(struct ctx *c, int fd, unsigned int n)
 	if (!dev_create_ah(c->pd, &peer.gid))
 		die("ibv_create_ah");
 
-	/* until all came, or (UD) nothing more for 2 s */
-	while (got < n && idle_ms < (c->srd ? WAIT_MS : 2000)) {
+	/* until all came, or (UD, which loses) nothing more for 2 s */
+	idle = wait_start(c->srd ? WAIT_MS : 2000);
+	while (got < n) {
 		struct ibv_wc wc;
 		uint32_t seq;
 
 		if (dev_poll_wc(c->cq, 10, &wc) <= 0) {
-			idle_ms += 10;
-			continue;
+			if (wait_ms(&idle) < idle.limit_ms)
+				continue;
+			if (c->srd)
+				fprintf(stderr, "wire_verbs: gave up waiting %ld ms for message %u of %u\n",
+					wait_ms(&idle), got + 1, n);
+			break;
 		}
-		idle_ms = 0;
+		idle = wait_start(idle.limit_ms);
 		if (wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_RECV) {
 			fprintf(stderr, "wire_verbs: receive status %d opcode %d\n",
 				wc.status, wc.opcode);
@@ -219,13 +225,14 @@ static int serve(struct ctx *c, int fd, unsigned int n)
 			got++;
 		post_recv(c, wc.wr_id);
 	}
-	/* a duplicate would come late: look a little longer */
-	for (i = 0; i < 50; i++) {
+	/* a duplicate would come late: look half a second longer */
+	idle = wait_start(500);
+	do {
 		struct ibv_wc wc;
 
 		if (dev_poll_wc(c->cq, 10, &wc) > 0)
 			dups++;
-	}
+	} while (wait_more(&idle, 0));
 	printf("received %u of %u, %u duplicates, %u corrupt\n", got, n, dups,
 	       bad);
 	xfer(fd, &done, 1, false);
