@@ -345,24 +345,8 @@ static int cmd_stats(const struct command *cmd, int argc, char **argv)
 	return find_run_dir(false) ?: show(SEFA_CTL_STATS);
 }
 
-/*
- * The daemon removes its pid file last; a zombie that nobody reaped yet
- * (we are not its parent) counts as gone too.
- */
-static bool wait_gone(pid_t pid, int ms)
-{
-	struct timespec ts = { .tv_nsec = 5 * 1000 * 1000 };
-	char path[PATH_MAX];
-	int i;
-
-	run_path(SEFA_PID_NAME, path, sizeof(path));
-	for (i = 0; i < ms / 5; i++) {
-		if (access(path, F_OK) || (kill(pid, 0) && errno == ESRCH))
-			return true;
-		nanosleep(&ts, NULL);
-	}
-	return false;
-}
+/* How long stop and start wait for softefad: a loaded machine is slow. */
+#define DAEMON_WAIT_MS 60000
 
 /*
  * stop of a daemon that died: what it left goes but its log, which says
@@ -414,9 +398,10 @@ static int cmd_stop(const struct command *cmd, int argc, char **argv)
 		return 1;
 	}
 	free(text);
-	if (pid > 0 && !wait_gone(pid, 10000)) {
-		fprintf(stderr, "softefa: softefad (pid %d) did not stop\n",
-			(int)pid);
+	if (pid > 0 && !sefa_wait_daemon_gone(run_dir, pid, DAEMON_WAIT_MS)) {
+		fprintf(stderr,
+			"softefa: softefad (pid %d) did not stop within %d s\n",
+			(int)pid, DAEMON_WAIT_MS / 1000);
 		return 1;
 	}
 	printf("softefa: stopped the daemon in %s\n", run_dir);
@@ -437,6 +422,22 @@ static bool wants_help(int argc, char **argv)
 	return false;
 }
 
+/* Whether softefad wrote or closed its end of the pipe in time. */
+static bool ready_wait(struct pollfd *pfd)
+{
+	int64_t end = sefa_now_ms() + DAEMON_WAIT_MS, left;
+	int n;
+
+	while ((left = end - sefa_now_ms()) > 0) {
+		n = poll(pfd, 1, (int)left);
+		if (n >= 0)
+			return n == 1;
+		if (errno != EINTR)
+			return false;
+	}
+	return false;
+}
+
 /*
  * softefad did not say it was ready.  It closed the pipe without a word
  * (@ended) only by exiting: 2 when it refused its command line, 0 when it
@@ -446,8 +447,12 @@ static int start_failed(pid_t pid, bool ended)
 {
 	int status;
 
-	if (!ended)
+	if (!ended) {
+		fprintf(stderr,
+			"softefa: softefad (pid %d) did not say it was ready within %d s; ending it\n",
+			(int)pid, DAEMON_WAIT_MS / 1000);
 		kill(pid, SIGTERM);
+	}
 	waitpid(pid, &status, 0);
 	if (ended && WIFEXITED(status) &&
 	    (WEXITSTATUS(status) == 2 || WEXITSTATUS(status) == 0))
@@ -518,7 +523,7 @@ static int cmd_start(const struct command *cmd, int argc, char **argv)
 	close(p[1]);
 	pfd.fd = p[0];
 	pfd.events = POLLIN;
-	ended = poll(&pfd, 1, 15000) == 1;
+	ended = ready_wait(&pfd);
 	if (ended && read(p[0], ok, 3) == 3 && !strcmp(ok, "ok\n")) {
 		close(p[0]);
 		printf("softefa: softefad (pid %d) serves %s\n", (int)pid,

@@ -10,7 +10,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hoststate.h"
@@ -88,6 +90,28 @@ enum sefa_host_state sefa_host_state(const char *dir, pid_t *pid)
 	    !access(sock, F_OK))
 		return SEFA_HOST_DEAD;
 	return SEFA_HOST_NONE;
+}
+
+int64_t sefa_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+bool sefa_wait_daemon_gone(const char *dir, pid_t pid, int ms)
+{
+	struct timespec pause = { .tv_nsec = 5 * 1000 * 1000 };
+	int64_t end = sefa_now_ms() + ms;
+
+	for (;;) {
+		if (sefa_pid_file_read(dir) != pid || !is_live_softefad(pid))
+			return true;
+		if (sefa_now_ms() >= end)
+			return false;
+		nanosleep(&pause, NULL);
+	}
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag,

@@ -2,6 +2,8 @@
 #ifndef SOFTEFA_HOSTSTATE_H
 #define SOFTEFA_HOSTSTATE_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /*
@@ -29,6 +31,16 @@ enum sefa_host_state sefa_host_state(const char *dir, pid_t *pid);
  * MUTE.  Returns 0 or the first failure's -errno.
  */
 int sefa_run_dir_clear(const char *dir);
+
+/*
+ * Wait up to @ms milliseconds, by the clock, until @pid is gone or no
+ * longer named by @dir's pid file (the daemon removes it last); a zombie
+ * nobody reaped yet counts as gone.  True when it went.
+ */
+bool sefa_wait_daemon_gone(const char *dir, pid_t pid, int ms);
+
+/* CLOCK_MONOTONIC in milliseconds, for deadlines. */
+int64_t sefa_now_ms(void);
 
 /* Remove <dir>/<sub> and all below it; 0 or -errno. */
 int sefa_rm_tree(const char *dir, const char *sub);

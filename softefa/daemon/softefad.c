@@ -260,23 +260,33 @@ static void serve(struct sefa_daemon *d, int lfd)
 	}
 }
 
+/*
+ * How long a stopping daemon waits for its connection threads to leave
+ * once their sockets are shut down: they only finish the request at hand.
+ */
+#define CLIENTS_GONE_MS 10000
+
 static void wait_clients_gone(struct sefa_daemon *d)
 {
-	struct timespec ts = { .tv_nsec = 10 * 1000 * 1000 };
-	int i;
+	struct timespec pause = { .tv_nsec = 10 * 1000 * 1000 };
+	int64_t end = sefa_now_ms() + CLIENTS_GONE_MS;
+	unsigned int n;
 
 	sefa_clients_shutdown(d);
-	for (i = 0; i < 500; i++) {
-		unsigned int n;
-
+	for (;;) {
 		/* the clients list, which connection threads leave */
 		sefa_daemon_lock(d);
 		n = d->nclients;
 		sefa_daemon_unlock(d);
 		if (!n)
 			return;
-		nanosleep(&ts, NULL);
+		if (sefa_now_ms() >= end)
+			break;
+		nanosleep(&pause, NULL);
 	}
+	fprintf(stderr,
+		"softefad: %u client connections still open after %d s; stopping without them\n",
+		n, CLIENTS_GONE_MS / 1000);
 }
 
 static int redirect_log(const char *log)
