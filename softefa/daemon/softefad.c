@@ -132,6 +132,15 @@ static int sock_path(const struct sefa_daemon *d, const char *name,
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+/* Remove @name from the run directory: never a truncated path's file. */
+static void run_file_remove(const struct sefa_daemon *d, const char *name)
+{
+	char path[PATH_MAX];
+
+	if (!sock_path(d, name, path, sizeof(path)))
+		unlink(path);
+}
+
 /* Is another daemon serving this run directory, whoever runs it? */
 static bool socket_alive(const char *dir)
 {
@@ -322,7 +331,6 @@ int main(int argc, char **argv)
 	unsigned long ndev = 1, v;
 	int ready_fd = -1, lfd = -1, c, ret;
 	bool sm = false;
-	char pidpath[PATH_MAX], sockpath[PATH_MAX];
 
 	d->profile = sefa_profile_find("efa");
 	d->abi = SEFA_ABI_IOCTL;
@@ -511,14 +519,12 @@ int main(int argc, char **argv)
 	serve(d, lfd);
 
 	close(lfd);
-	sock_path(d, SEFA_SOCKET_NAME, sockpath, sizeof(sockpath));
-	unlink(sockpath);
+	run_file_remove(d, SEFA_SOCKET_NAME);
 	wait_clients_gone(d);
 	sefa_engine_stop(d);
 	sefa_net_close(d);
 	sefa_sysfs_remove(d);
-	sock_path(d, SEFA_PID_NAME, pidpath, sizeof(pidpath));
-	unlink(pidpath);
+	run_file_remove(d, SEFA_PID_NAME);
 	return 0;
 
 err_engine:
@@ -526,13 +532,11 @@ err_engine:
 err_net:
 	sefa_net_close(d);
 err_pid:
-	sock_path(d, SEFA_PID_NAME, pidpath, sizeof(pidpath));
-	unlink(pidpath);
+	run_file_remove(d, SEFA_PID_NAME);
 err_sysfs:
 	sefa_sysfs_remove(d);
 err_listen:
 	close(lfd);
-	sock_path(d, SEFA_SOCKET_NAME, sockpath, sizeof(sockpath));
-	unlink(sockpath);
+	run_file_remove(d, SEFA_SOCKET_NAME);
 	return 1;
 }
