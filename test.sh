@@ -1,7 +1,9 @@
 #!/bin/bash
 # Install what is missing, build, and run the whole test suite: once in a
-# plain -Werror build, once with AddressSanitizer and UBSan; then build and
-# check the .deb and .rpm packages.
+# plain -Werror build, once with AddressSanitizer and UBSan; build with -O2
+# and -Werror too, whose warnings only an optimising compiler sees, and run
+# the unit tests and the verbs tests there; then build and check the .deb
+# and .rpm packages.
 set -euo pipefail
 . "$(dirname "$0")/scripts/common.sh"
 
@@ -18,6 +20,12 @@ build build-asan -DENABLE_SANITIZERS=ON
 echo "== tests with ASan/UBSan"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 \
 	ctest --output-on-failure -j"$(nproc)")
+
+echo "== build with -O2 (build-o2/, CMAKE_BUILD_TYPE=RelWithDebInfo)"
+build build-o2 -DCMAKE_BUILD_TYPE=RelWithDebInfo
+echo "== -O2: unit tests, device queries, data path, UD and RC"
+(cd build-o2 && ctest --output-on-failure -j"$(nproc)" \
+	-R '^(unit-|devinfo-|sysfs-|lifecycle$|dp-verbs-|udpingpong-|rc-)')
 
 echo "== packages: .deb (dpkg-buildpackage, lintian, diversions) and .rpm"
 tests/packaging/packages.sh build

@@ -49,8 +49,8 @@ static inline struct ibv_context *dev_open_probe(const char *prog,
 	struct ibv_context *ctx = dev_open(name, false);
 
 	if (!ctx)
-		fprintf(stderr, "%s: cannot open %s: %s\n", prog, name,
-			strerror(errno));
+		fprintf(stderr, "%s: cannot open %s: %s\n", prog,
+			name ? name : "the first device", strerror(errno));
 	return ctx;
 }
 

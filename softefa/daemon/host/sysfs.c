@@ -112,9 +112,10 @@ static int port_tree(const struct sefa_device *dev, const char *sys,
 		     const char *ib)
 {
 	const struct sefa_profile *p = dev->profile;
-	char port[160], gid[64];
+	char port[PATH_MAX], gid[64];
 
-	snprintf(port, sizeof(port), "%s/ports/1", ib);
+	if (snprintf(port, sizeof(port), "%s/ports/1", ib) >= (int)sizeof(port))
+		return -ENAMETOOLONG;
 	sefa_gid_str(dev->gid, gid, sizeof(gid));
 	PUT(sys, port, "gids/0", "%s", gid);
 	PUT(sys, port, "pkeys/0", "0xffff");
