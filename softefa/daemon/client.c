@@ -209,24 +209,50 @@ static size_t engine_text(char *buf, size_t len, const struct sefa_daemon *d)
 	return n < 0 ? 0 : (size_t)n;
 }
 
-/* What the wire to other hosts carried, and the faults it injected. */
+/* softefa stats' names of enum sefa_wire_drop, in its order */
+static const char *const wire_drop_names[] = {
+	[SEFA_DROP_TRUNCATED] = "truncated",
+	[SEFA_DROP_MALFORMED] = "malformed",
+	[SEFA_DROP_NO_DEVICE] = "no_device",
+	[SEFA_DROP_BAD_MAD] = "bad_mad",
+};
+_Static_assert(sizeof(wire_drop_names) / sizeof(wire_drop_names[0]) ==
+	       SEFA_DROP_MAX, "a drop reason without a name");
+
+/*
+ * What the wire to other hosts carried, the faults it injected, and what
+ * it received but dropped: rx_bad in all, then by reason.
+ */
 static size_t wire_text(char *buf, size_t len, const struct sefa_daemon *d)
 {
 	const struct sefa_wire_counters *w = &d->wire_cnt;
-	int n;
+	unsigned long long bad = 0;
+	size_t off;
+	int n, i;
 
 	if (!d->wire.on)
 		return 0;
+	for (i = 0; i < SEFA_DROP_MAX; i++)
+		bad += w->drops[i];
 	n = snprintf(buf, len,
 		     "wire %s tx_pkts %llu rx_pkts %llu rx_bad %llu tx_errors %llu "
-		     "lost %llu dups %llu reordered %llu\n", d->netdev.name,
-		     (unsigned long long)w->tx_pkts,
-		     (unsigned long long)w->rx_pkts,
-		     (unsigned long long)w->rx_bad,
+		     "lost %llu dups %llu reordered %llu\nwire drops",
+		     d->netdev.name, (unsigned long long)w->tx_pkts,
+		     (unsigned long long)w->rx_pkts, bad,
 		     (unsigned long long)w->tx_errors,
 		     (unsigned long long)w->lost,
 		     (unsigned long long)w->dups,
 		     (unsigned long long)w->reordered);
+	for (i = 0; n >= 0 && i < SEFA_DROP_MAX; i++) {
+		off = (size_t)n < len ? (size_t)n : len;
+		n += snprintf(buf + off, len - off, " %s %llu",
+			      wire_drop_names[i],
+			      (unsigned long long)w->drops[i]);
+	}
+	if (n >= 0) {
+		off = (size_t)n < len ? (size_t)n : len;
+		n += snprintf(buf + off, len - off, "\n");
+	}
 	return n < 0 ? 0 : (size_t)n;
 }
 

@@ -184,11 +184,23 @@ struct sefa_wire_opts {
 	unsigned int delay_us;
 };
 
+/*
+ * Why the wire dropped a datagram it received, for softefa stats' "wire
+ * drops" line: each reason has a name there (client.c).
+ */
+enum sefa_wire_drop {
+	SEFA_DROP_TRUNCATED,		/* longer than a frame, or no IPv6 source */
+	SEFA_DROP_MALFORMED,		/* no frame nic_frame_parse() takes */
+	SEFA_DROP_NO_DEVICE,		/* for no device here */
+	SEFA_DROP_BAD_MAD,		/* a MAD frame out of shape */
+	SEFA_DROP_MAX
+};
+
 /* What the wire did, for softefa stats. */
 struct sefa_wire_counters {
 	uint64_t tx_pkts;
 	uint64_t rx_pkts;
-	uint64_t rx_bad;		/* malformed, or for no device here */
+	uint64_t drops[SEFA_DROP_MAX];	/* received, not taken: rx_bad */
 	uint64_t lost;			/* injected: dropped */
 	uint64_t dups;			/* injected: sent twice */
 	uint64_t reordered;		/* injected: held back */

@@ -526,6 +526,12 @@ static unsigned int send_held(struct nic_engine *eng)
 	return work;
 }
 
+/* A datagram received and not taken, counted by why (softefa stats). */
+static void wire_drop(struct sefa_daemon *d, enum sefa_wire_drop why)
+{
+	d->wire_cnt.drops[why]++;
+}
+
 /*
  * A LID query of the link, answered by the device of ours that has it, or
  * the answer to ours: the GID it came from.  Returns false if @buf is not
@@ -589,7 +595,7 @@ static bool mad_recv(struct nic_engine *eng, struct sefa_device *dev,
 	    pkt->len != SEFA_MAD_LEN || !f.slid ||
 	    f.slid == SEFA_PERMISSIVE_LID ||
 	    (!dev && f.dlid != SEFA_PERMISSIVE_LID)) {
-		d->wire_cnt.rx_bad++;
+		wire_drop(d, SEFA_DROP_BAD_MAD);
 		return true;
 	}
 	d->wire_cnt.rx_pkts++;
@@ -612,14 +618,14 @@ static void deliver(struct nic_engine *eng, struct sefa_device *dev,
 	if (lid_recv(eng, buf, len, from))
 		return;
 	if (nic_frame_parse(buf, len, &pkt)) {
-		d->wire_cnt.rx_bad++;
+		wire_drop(d, SEFA_DROP_MALFORMED);
 		return;
 	}
 	memcpy(pkt.sgid, &from->sin6_addr, 16);
 	if (mad_recv(eng, dev, &pkt))
 		return;
 	if (!dev) {
-		d->wire_cnt.rx_bad++;
+		wire_drop(d, SEFA_DROP_NO_DEVICE);
 		return;
 	}
 	d->wire_cnt.rx_pkts++;
@@ -675,7 +681,7 @@ unsigned int nic_net_poll(struct nic_engine *eng)
 		for (k = 0; k < got; k++) {
 			if (msg[k].msg_hdr.msg_flags & MSG_TRUNC ||
 			    msg[k].msg_hdr.msg_namelen != sizeof(from[k])) {
-				d->wire_cnt.rx_bad++;
+				wire_drop(d, SEFA_DROP_TRUNCATED);
 				continue;
 			}
 			deliver(eng, i < d->ndev ? &d->dev[i] : NULL, n->rx[k],
