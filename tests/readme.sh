@@ -22,7 +22,19 @@ set -euo pipefail
 if [ "${1:-}" = --inside ]; then
 	script=$(cat)
 	mount -t tmpfs -o mode=0755 readme-run /run
+	# The tree and the build may live under /tmp (a clone there): they
+	# stay where they are, by their own paths, which binaries remember.
+	mkdir /run/.readme-tmp
+	mount --bind /tmp /run/.readme-tmp
 	mount -t tmpfs -o mode=1777 readme-tmp /tmp
+	for keep in "$2" "$3"; do
+		case $keep in
+		/tmp/*)
+			mkdir -p "$keep"
+			mount --bind "/run/.readme-tmp/${keep#/tmp/}" "$keep"
+			;;
+		esac
+	done
 	ip link set lo up
 	ip link add eth0 type veth peer name eth0-peer
 	ip link set eth0 up
