@@ -201,11 +201,14 @@ static size_t engine_text(char *buf, size_t len, const struct sefa_daemon *d)
 		e.sleeps += d->dev[i].engine_cnt.sleeps;
 		e.woken += d->dev[i].engine_cnt.woken;
 		e.unannounced += d->dev[i].engine_cnt.unannounced;
+		e.inbox_drops += d->dev[i].engine_cnt.inbox_drops;
 	}
-	n = snprintf(buf, len, "engine sleeps %llu woken %llu unannounced %llu\n",
+	n = snprintf(buf, len,
+		     "engine sleeps %llu woken %llu unannounced %llu inbox_drops %llu\n",
 		     (unsigned long long)e.sleeps,
 		     (unsigned long long)e.woken,
-		     (unsigned long long)e.unannounced);
+		     (unsigned long long)e.unannounced,
+		     (unsigned long long)e.inbox_drops);
 	return n < 0 ? 0 : (size_t)n;
 }
 

@@ -33,7 +33,10 @@ perf() {
 	fail "$*: perftest never calibrated its clock"
 }
 
-# Both devices carried it all: each sent and received, no error, no resend.
+# Both devices carried it all: each sent and received, no error, and no
+# packet lost between the engines.  A packet may still be sent again: an
+# engine that a busy machine does not run for longer than SRD's timeout
+# (4 ms) answers late, as a congested fabric would.
 counted() {
 	local d
 
@@ -42,8 +45,9 @@ counted() {
 		[ "$(stat_field "$d" rx_pkts)" -gt 0 ] ||
 			fail "$1: $d received nothing"
 		expect_eq "$1: $d errors" "$(stat_field "$d" errors)" 0
-		expect_eq "$1: $d retransmits" "$(stat_field "$d" retransmits)" 0
 	done
+	expect_eq "$1: inbox drops" "$(engine_field inbox_drops)" 0
+	echo "$1: retransmits $(stat_field efa_0 retransmits) and $(stat_field efa_1 retransmits)"
 }
 
 # The context switches of the engine of DEVICE so far.

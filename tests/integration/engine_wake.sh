@@ -7,11 +7,6 @@
 start_host
 B="$BUILD/bin/efa_bench"
 
-engine_field() {
-	sefa stats | awk -v k="$1" '$1 == "engine" {
-		for (i = 2; i < NF; i += 2) if ($i == k) print $(i + 1) }'
-}
-
 for p in ours stock; do
 	w0=$(engine_field woken) u0=$(engine_field unannounced)
 	grep -q '^rtt ' <<<"$(sx --provider "$p" -- "$B" lat 500)" ||

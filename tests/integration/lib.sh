@@ -186,6 +186,12 @@ stat_field() {
 			for (i = 3; i < NF; i += 2) if ($i == k) print $(i + 1) }'
 }
 
+# Value of KEY in softefa stats' engine line (all engines together)
+engine_field() {
+	sefa stats | awk -v k="$1" '$1 == "engine" {
+		for (i = 2; i < NF; i += 2) if ($i == k) print $(i + 1) }'
+}
+
 # libfabric's efa provider asks for rnr_retry 3 and resends after an RNR
 # error completion itself: the only error completions allowed on DEVICE
 # are those, each after four receiver-not-ready answers.

@@ -117,12 +117,14 @@ struct sefa_counters {
 /*
  * How the engine slept, for softefa stats: its sleeps, those a wake ended
  * (a provider's after its doorbell, or a command's), and the timed looks
- * that found doorbells rung without a wake.
+ * that found doorbells rung without a wake; and the packets its inbox
+ * dropped, full (inbox.c), which the senders' timers send again.
  */
 struct sefa_engine_counters {
 	uint64_t sleeps;
 	uint64_t woken;
 	uint64_t unannounced;
+	uint64_t inbox_drops;		/* under the inbox's lock */
 };
 
 struct nic_engine;

@@ -87,7 +87,7 @@ void nic_inbox_xmit(struct nic_engine *eng, struct sefa_device *dev,
 		return;		/* unreadable buffers: nothing leaves */
 	r = malloc(sizeof(*r) + len);
 	if (!r)
-		return;
+		goto drop;
 	r->next = NULL;
 	r->dev = dev->index;
 	memcpy(r->sgid, pkt->sgid, sizeof(r->sgid));
@@ -104,9 +104,16 @@ void nic_inbox_xmit(struct nic_engine *eng, struct sefa_device *dev,
 	pthread_mutex_unlock(&in->lock);
 	if (!room) {
 		free(r);
-		return;
+		goto drop;
 	}
 	nic_watch_kick(to->watch);
+	return;
+
+drop:
+	/* other senders count here too */
+	pthread_mutex_lock(&in->lock);
+	dev->engine_cnt.inbox_drops++;
+	pthread_mutex_unlock(&in->lock);
 }
 
 /*
