@@ -290,6 +290,9 @@ void mad_deliver_done(struct mad_agent *agent, struct mad_recv *r,
 bool mad_send_went_to(const struct mad_send *s, uint16_t lid, bool grh,
 		      const uint8_t *gid)
 {
+	/* a question to a GID is answered from there only */
+	if (s->addr.by_gid)
+		return !memcmp(s->addr.dgid, gid, 16);
 	if (s->addr.grh && grh)
 		return !memcmp(s->addr.dgid, gid, 16);
 	return s->addr.dlid == lid;
@@ -453,6 +456,8 @@ static void wire_deliver(struct sefa_daemon *d, struct mad_pkt *pkt)
 	if (!d->mad_out)
 		return;
 	memcpy(f.sgid, pkt->sgid, 16);
+	memcpy(f.dgid, pkt->dgid, 16);
+	f.by_gid = pkt->by_gid;
 	d->mad_out(d, &f);
 }
 
@@ -484,8 +489,10 @@ void sefa_mad_wire_in(struct sefa_daemon *d, const struct sefa_mad_frame *f)
 	unsigned int i;
 
 	if (f->dlid == MAD_PERMISSIVE_LID) {
+		/* to the group: every port; else the one of the GID asked */
 		for (i = 0; i < d->ndev; i++)
-			if (d->dev[i].mad)
+			if (d->dev[i].mad && (f->to_group ||
+			    !memcmp(d->dev[i].gid, f->dgid, 16)))
 				wire_in(d->dev[i].mad, f);
 	} else {
 		port = port_by_lid(d, f->dlid);
@@ -538,6 +545,8 @@ struct mad_pkt *mad_pkt_reply(const struct mad_pkt *req,
 	p->pkey_index = req->pkey_index;
 	p->loopback = req->loopback;
 	p->grh = req->grh;
+	/* where it came from, not where its SLID, which anyone writes, says */
+	p->by_gid = true;
 	memcpy(p->sgid, port->gid, 16);
 	memcpy(p->dgid, req->sgid, 16);
 	return p;
@@ -575,6 +584,7 @@ int mad_send_pkt(struct mad_send *s, const uint8_t *mad)
 	p->sl = s->addr.sl;
 	p->pkey_index = s->addr.pkey_index;
 	p->grh = s->addr.grh;
+	p->by_gid = s->addr.by_gid;
 	memcpy(p->sgid, port->gid, 16);
 	memcpy(p->dgid, s->addr.dgid, 16);
 	memcpy(p->mad, mad, MAD_SIZE);
