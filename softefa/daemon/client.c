@@ -222,6 +222,7 @@ static const char *const wire_drop_names[] = {
 	[SEFA_DROP_SWEEP_FORGED] = "sweep_forged",
 	[SEFA_DROP_SWEEP_TAKEN] = "sweep_taken",
 	[SEFA_DROP_SWEEP_FULL] = "sweep_full",
+	[SEFA_DROP_MAD_UNASKED] = "mad_unasked",
 };
 _Static_assert(sizeof(wire_drop_names) / sizeof(wire_drop_names[0]) ==
 	       SEFA_DROP_MAX, "a drop reason without a name");

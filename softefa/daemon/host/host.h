@@ -201,6 +201,7 @@ enum sefa_wire_drop {
 	SEFA_DROP_SWEEP_FORGED,		/* a GUID not the sender's GID's */
 	SEFA_DROP_SWEEP_TAKEN,		/* a LID another live port holds */
 	SEFA_DROP_SWEEP_FULL,		/* no room for a new port */
+	SEFA_DROP_MAD_UNASKED,		/* a MAD response no agent asked for */
 	SEFA_DROP_MAX
 };
 

@@ -378,6 +378,13 @@ static void reply_unmatched(struct sefa_mad_port *port,
 	mad_reply(port, pkt, resp);
 }
 
+/* A response nobody here asked for: counted, when another host sent it. */
+static void unasked(struct sefa_mad_port *port, const struct mad_pkt *pkt)
+{
+	if (pkt->from_wire)
+		port->d->wire_cnt.drops[SEFA_DROP_MAD_UNASKED]++;
+}
+
 /* A MAD arrives at a port's QP0 or QP1: ib_mad_recv_done(). */
 static void port_recv(struct sefa_mad_port *port, const struct mad_pkt *pkt)
 {
@@ -398,7 +405,10 @@ static void port_recv(struct sefa_mad_port *port, const struct mad_pkt *pkt)
 				      (uint32_t)m[VENDOR_OFF_OUI] << 16 |
 					      get16(m + VENDOR_OFF_OUI + 1));
 	if (!agent) {
-		reply_unmatched(port, pkt);
+		if (resp)
+			unasked(port, pkt);
+		else
+			reply_unmatched(port, pkt);
 		return;
 	}
 	if (rmpp_agent(agent) && mad_is_rmpp_class(m[MAD_OFF_CLASS]) &&
@@ -426,10 +436,12 @@ static void port_recv(struct sefa_mad_port *port, const struct mad_pkt *pkt)
 	if (!s) {
 		if (agent->all_responses ||
 		    (!rmpp_agent(agent) && mad_is_rmpp_class(m[MAD_OFF_CLASS]) &&
-		     (m[RMPP_OFF_RTIME_FLAGS] & RMPP_FLAG_ACTIVE)))
+		     (m[RMPP_OFF_RTIME_FLAGS] & RMPP_FLAG_ACTIVE))) {
 			mad_deliver_done(agent, r, pkt);
-		else
-			free(r);
+			return;
+		}
+		unasked(port, pkt);
+		free(r);
 		return;
 	}
 	mad_deliver_done(agent, r, pkt);
@@ -471,6 +483,7 @@ static void wire_in(struct sefa_mad_port *port, const struct sefa_mad_frame *f)
 	pkt->dlid = port->lid;
 	pkt->src_qp = f->src_qp;
 	pkt->dst_qp = f->dst_qp;
+	pkt->from_wire = true;
 	memcpy(pkt->sgid, f->sgid, 16);
 	memcpy(pkt->dgid, port->gid, 16);
 	memcpy(pkt->mad, f->mad, MAD_SIZE);
@@ -496,8 +509,10 @@ void sefa_mad_wire_in(struct sefa_daemon *d, const struct sefa_mad_frame *f)
 				wire_in(d->dev[i].mad, f);
 	} else {
 		port = port_by_lid(d, f->dlid);
-		if (!port || memcmp(port->gid, f->dgid, 16))
+		if (!port || memcmp(port->gid, f->dgid, 16)) {
+			d->wire_cnt.drops[SEFA_DROP_NO_DEVICE]++;
 			return;
+		}
 		wire_in(port, f);
 	}
 	mad_run(d);

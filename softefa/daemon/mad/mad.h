@@ -167,6 +167,7 @@ struct mad_pkt {
 	uint16_t pkey_index;
 	bool grh;
 	bool by_gid;		/* to another host at @dgid, not by DLID */
+	bool from_wire;		/* from another host */
 	uint8_t sgid[16];
 	uint8_t dgid[16];
 	/* a DR SMP answered at its own port: no wire, SLID permissive */
