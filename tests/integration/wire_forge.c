@@ -8,7 +8,9 @@
  *
  *   wire_forge --to IPV6[%IF] [--port P] [--from IPV6] [--count N]
  *              [--random-sqpn] [--random-psn] [--seed S]
- *              (--hex HEX | --ud-send | --srd-send | --rc-ack | --rc-send)
+ *              (--hex HEX | --ud-send | --srd-send | --rc-ack | --rc-send
+ *               | --mad HEX [--slid N] [--dlid N] [--random-slid]
+ *                 [--random-tid])
  *              [--dqpn N] [--sqpn N] [--psn N] [--qkey N] [--lwm N]
  *              [--status N] [--len N]
  *
@@ -17,7 +19,13 @@
  *   takes it).  --ud-send, --srd-send, --rc-send: a SEND Only of --len
  *   bytes (0xa5).  --random-sqpn and --random-psn draw the source QP (24
  *   bits, the datagram transports' DETH) and the PSN afresh for each
- *   packet.  Numbers may be decimal or 0x-hex.  Prints "sent N of M" and
+ *   packet.  --mad: a MAD as softefa-wire(7) carries it, a UD SEND Only
+ *   with Immediate of 256 bytes (HEX, then zeros) to --dqpn (QP1 unless
+ *   given; --qkey too), the immediate --slid << 16 | --dlid;
+ *   --random-slid and --random-tid draw the source LID (1-0xfffe) and the
+ *   low half of the MAD's transaction id (the high half, HEX's, names the
+ *   agent that asked) afresh for each packet.  Numbers may be decimal
+ *   or 0x-hex.  Prints "sent N of M" and
  *   exits 0 when every packet went, 1 otherwise, 2 on a bad command line.
  */
 #include <errno.h>
@@ -40,13 +48,15 @@ enum forge_kind {
 	FORGE_SRD_SEND,
 	FORGE_RC_ACK,
 	FORGE_RC_SEND,
+	FORGE_MAD,
 };
 
 struct forge {
 	const char *to, *from, *port, *hex;
 	enum forge_kind kind;
 	unsigned long count;
-	bool random_sqpn, random_psn;
+	bool random_sqpn, random_psn, random_slid, random_tid;
+	uint16_t slid, dlid;
 	unsigned int seed;
 	struct sefa_pkt pkt;
 	uint8_t payload[NIC_WIRE_CHUNK];
@@ -59,7 +69,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: wire_forge --to IPV6[%%IF] [--port P] [--from IPV6] [--count N]\n"
 		"\t[--random-sqpn] [--random-psn] [--seed S]\n"
-		"\t(--hex HEX | --ud-send | --srd-send | --rc-ack | --rc-send)\n"
+		"\t(--hex HEX | --ud-send | --srd-send | --rc-ack | --rc-send\n"
+		"\t | --mad HEX [--slid N] [--dlid N] [--random-slid] [--random-tid])\n"
 		"\t[--dqpn N] [--sqpn N] [--psn N] [--qkey N] [--lwm N] [--status N] [--len N]\n");
 	exit(2);
 }
@@ -78,21 +89,31 @@ static unsigned long number(const char *s, unsigned long max)
 	return v;
 }
 
-static int hex_frame(struct forge *f)
+/* @hex into @buf of @max bytes; returns the length, or -EINVAL */
+static ssize_t hex_bytes(const char *hex, uint8_t *buf, size_t max)
 {
-	size_t n = strlen(f->hex), i;
+	size_t n = strlen(hex), i;
 
-	if (n % 2 || n / 2 > sizeof(f->frame))
+	if (n % 2 || n / 2 > max)
 		return -EINVAL;
 	for (i = 0; i < n / 2; i++) {
-		char b[3] = { f->hex[2 * i], f->hex[2 * i + 1], 0 };
+		char b[3] = { hex[2 * i], hex[2 * i + 1], 0 };
 		char *end;
 
-		f->frame[i] = strtoul(b, &end, 16);
+		buf[i] = strtoul(b, &end, 16);
 		if (*end)
 			return -EINVAL;
 	}
-	f->len = n / 2;
+	return n / 2;
+}
+
+static int hex_frame(struct forge *f)
+{
+	ssize_t n = hex_bytes(f->hex, f->frame, sizeof(f->frame));
+
+	if (n < 0)
+		return n;
+	f->len = n;
 	return 0;
 }
 
@@ -105,6 +126,17 @@ static int typed_frame(struct forge *f)
 		f->pkt.sqpn = rand_r(&f->seed) & 0xffffff;
 	if (f->random_psn)
 		f->pkt.psn = rand_r(&f->seed) & 0xffffff;
+	if (f->random_slid)
+		f->slid = 1 + rand_r(&f->seed) % 0xfffe;
+	if (f->random_tid) {
+		int i;
+
+		/* the TID's low half: the high half names the asking agent */
+		for (i = 12; i < 16; i++)
+			f->payload[i] = rand_r(&f->seed);
+	}
+	if (f->kind == FORGE_MAD)
+		f->pkt.imm = (uint32_t)f->slid << 16 | f->dlid;
 	n = nic_frame_pkt(&f->pkt, f->frame);
 	if (n < 0)
 		return n;
@@ -129,6 +161,14 @@ static void set_kind(struct forge *f, enum forge_kind k)
 	case FORGE_RC_ACK:
 		f->pkt.op = SEFA_PKT_ACK;
 		f->pkt.qpt = IBV_QPT_RC;
+		break;
+	case FORGE_MAD:
+		f->pkt.op = SEFA_PKT_SEND;
+		f->pkt.flags = SEFA_PKT_FIRST | SEFA_PKT_LAST | SEFA_PKT_IMM;
+		f->pkt.qpt = IBV_QPT_UD;
+		f->pkt.dqpn = 1;
+		f->pkt.qkey = SEFA_QP1_QKEY;
+		f->pkt.len = SEFA_MAD_LEN;
 		break;
 	default:
 		break;
@@ -157,6 +197,11 @@ static void parse(struct forge *f, int argc, char **argv)
 		{ "lwm", required_argument, NULL, 'l' },
 		{ "status", required_argument, NULL, 'c' },
 		{ "len", required_argument, NULL, 'L' },
+		{ "mad", required_argument, NULL, 'M' },
+		{ "slid", required_argument, NULL, 'i' },
+		{ "dlid", required_argument, NULL, 'D' },
+		{ "random-slid", no_argument, NULL, 'I' },
+		{ "random-tid", no_argument, NULL, 'T' },
 		{}
 	};
 	int c;
@@ -184,6 +229,11 @@ static void parse(struct forge *f, int argc, char **argv)
 		case 'l': f->pkt.lwm = number(optarg, 0xffffff); break;
 		case 'c': f->pkt.status = number(optarg, 0xff); break;
 		case 'L': f->pkt.len = number(optarg, NIC_WIRE_CHUNK); break;
+		case 'M': set_kind(f, FORGE_MAD); f->hex = optarg; break;
+		case 'i': f->slid = number(optarg, 0xffff); break;
+		case 'D': f->dlid = number(optarg, 0xffff); break;
+		case 'I': f->random_slid = true; break;
+		case 'T': f->random_tid = true; break;
 		default: usage();
 		}
 	}
@@ -191,8 +241,15 @@ static void parse(struct forge *f, int argc, char **argv)
 		usage();
 	if (f->pkt.op == SEFA_PKT_ACK)
 		f->pkt.len = 0;
-	memset(f->payload, 0xa5, sizeof(f->payload));
 	f->pkt.data = f->payload;
+	if (f->kind == FORGE_MAD) {
+		if (hex_bytes(f->hex, f->payload, SEFA_MAD_LEN) < 0) {
+			fprintf(stderr, "wire_forge: bad --mad\n");
+			usage();
+		}
+		return;
+	}
+	memset(f->payload, 0xa5, sizeof(f->payload));
 }
 
 static int udp_socket(const struct forge *f, struct sockaddr_storage *to,
