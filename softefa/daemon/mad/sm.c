@@ -29,8 +29,12 @@
 /* Sweeps a port may miss before it leaves the view. */
 #define SM_SWEEPS_MISSED	3
 #define SM_NODES_MAX		1024
-/* Questions in flight, one per GID's bucket; each waits this long. */
+/*
+ * Questions in flight, one per GID, in sets of a few by the GID's hash:
+ * two ports whose hashes meet still have their own; each waits this long.
+ */
 #define SM_PROBES		1024
+#define SM_PROBE_WAYS		4
 #define SM_PROBE_NS		(1000 * 1000 * 1000ULL)
 #define SM_LIDS			(1U << 16)
 
@@ -92,14 +96,44 @@ static bool live(const struct sm_node *node, uint64_t now)
 	       now - node->seen_ns < SM_SWEEPS_MISSED * SM_SWEEP_NS;
 }
 
-static struct sm_probe *probe_of(struct sm_fabric *f, const uint8_t gid[16])
+static struct sm_probe *probe_set(struct sm_fabric *f, const uint8_t gid[16])
 {
 	uint32_t h = 2166136261U;	/* FNV-1a */
 	unsigned int i;
 
 	for (i = 0; i < 16; i++)
 		h = (h ^ gid[i]) * 16777619U;
-	return &f->probe[h % SM_PROBES];
+	return &f->probe[h % (SM_PROBES / SM_PROBE_WAYS) * SM_PROBE_WAYS];
+}
+
+/* The question outstanding to @gid, or NULL. */
+static struct sm_probe *probe_find(struct sm_fabric *f, const uint8_t gid[16])
+{
+	struct sm_probe *set = probe_set(f, gid);
+	unsigned int i;
+
+	for (i = 0; i < SM_PROBE_WAYS; i++)
+		if (set[i].tid && !memcmp(set[i].gid, gid, 16))
+			return &set[i];
+	return NULL;
+}
+
+/* A slot for a new question to @gid, or NULL while one is in flight. */
+static struct sm_probe *probe_slot(struct sm_fabric *f,
+				   const uint8_t gid[16], uint64_t now)
+{
+	struct sm_probe *set = probe_set(f, gid), *free_slot = NULL;
+	unsigned int i;
+
+	for (i = 0; i < SM_PROBE_WAYS; i++) {
+		bool idle = !set[i].tid || now >= set[i].due_ns;
+
+		if (!memcmp(set[i].gid, gid, 16))
+			return idle ? &set[i] : NULL;
+		if (idle && !free_slot)
+			free_slot = &set[i];
+	}
+	return free_slot;
 }
 
 /*
@@ -132,15 +166,15 @@ static uint64_t smp_get(struct sm_fabric *f, const uint8_t *dgid,
 }
 
 /*
- * Ask @gid for @attr, unless its bucket has a question in flight.
- * Returns false then.
+ * Ask @gid for @attr, unless a question to it is in flight or its set has
+ * no room.  Returns false then.
  */
 static bool probe(struct sm_fabric *f, const uint8_t gid[16], uint16_t attr,
 		  uint64_t now)
 {
-	struct sm_probe *p = probe_of(f, gid);
+	struct sm_probe *p = probe_slot(f, gid, now);
 
-	if (p->tid && now < p->due_ns)
+	if (!p)
 		return false;
 	memcpy(p->gid, gid, 16);
 	p->attr = attr;
@@ -201,15 +235,14 @@ static void sweep_answer(struct mad_agent *agent, struct mad_recv *r,
 	const uint8_t *m = r->data, *data = r->data + SMP_OFF_DATA;
 	uint16_t attr = get16(m + MAD_OFF_ATTR_ID);
 	uint64_t tid = get64(m + MAD_OFF_TID), now = mad_now_ns();
-	struct sm_probe *p = probe_of(f, pkt->sgid);
+	struct sm_probe *p = probe_find(f, pkt->sgid);
 	struct sm_node *node;
 
 	if (r->len < MAD_SIZE || m[MAD_OFF_CLASS] != MAD_CLASS_SUBN_LID ||
 	    get16(m + MAD_OFF_STATUS) || !pkt->slid ||
 	    pkt->slid == MAD_PERMISSIVE_LID)
 		goto out;
-	if (!p->tid || tid != p->tid || attr != p->attr ||
-	    memcmp(p->gid, pkt->sgid, 16)) {
+	if (!p || tid != p->tid || attr != p->attr) {
 		/* the group's answers name whom to ask, no more */
 		if (attr != SMP_ATTR_NODE_INFO || tid != f->sweep_tid ||
 		    !probe(f, pkt->sgid, SMP_ATTR_NODE_INFO, now))
