@@ -36,8 +36,9 @@ static void find_sm(uint64_t now)
 	ck_assert_int_eq(q.what, NIC_LID_ASK_SM);
 	ck_assert(!nic_lid_sm_found(l, q.tid + 1, stranger));
 	ck_assert(nic_lid_sm_found(l, q.tid, sm));
-	/* once found, no other answer moves it */
+	/* once found, no other answer moves it; the SM's again is no news */
 	ck_assert(!nic_lid_sm_found(l, q.tid, stranger));
+	ck_assert(nic_lid_sm_found(l, q.tid, sm));
 	ck_assert_ptr_nonnull(nic_lid_route(l, SEFA_SM_LID, now, &q));
 	ck_assert_mem_eq(nic_lid_route(l, SEFA_SM_LID, now, &q), sm, 16);
 }

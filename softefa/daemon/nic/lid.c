@@ -39,7 +39,7 @@ struct lid_slot {
 struct nic_lids {
 	bool sm_known;
 	uint8_t sm_gid[16];
-	uint64_t sm_tid;	/* the search for the SM outstanding, or 0 */
+	uint64_t sm_tid;	/* the last search for the SM, or 0 */
 	uint64_t sm_asked_ns;
 	uint64_t window_ns;	/* LID_ASKS_MAX questions from here */
 	unsigned int asks;
@@ -120,14 +120,17 @@ const uint8_t *nic_lid_route(struct nic_lids *l, uint16_t lid, uint64_t now,
 
 /*
  * The SM's answer to the search for it, from @from: it is the SM from now
- * on.  Returns false, and nothing changes, if no search asked this.
+ * on.  The search went out from every device, so the SM answers it more
+ * than once.  Returns false, and nothing changes, if no search asked this
+ * or another GID answered it first.
  */
 bool nic_lid_sm_found(struct nic_lids *l, uint64_t tid, const uint8_t *from)
 {
-	if (l->sm_known || !l->sm_tid || tid != l->sm_tid)
+	if (!l->sm_tid || tid != l->sm_tid)
 		return false;
+	if (l->sm_known)
+		return !memcmp(from, l->sm_gid, 16);
 	l->sm_known = true;
-	l->sm_tid = 0;
 	memcpy(l->sm_gid, from, 16);
 	return true;
 }
