@@ -74,6 +74,7 @@ static void inject(struct fuzz_client *fc, const struct fuzz_rec *r)
 	}
 	pkt->dst_qp = pkt->src_qp = r->op >> 2 & 1;
 	pkt->grh = r->op >> 3 & 1;
+	pkt->from_wire = !pkt->loopback;
 	pkt->slid = r->len >= 2 ? (uint16_t)(r->data[0] << 8 | r->data[1]) : 0;
 	memcpy(pkt->sgid, d->dev[1].gid, 16);
 	memcpy(pkt->dgid, d->dev[0].gid, 16);

@@ -620,6 +620,29 @@ static void mad_seeds(void)
 		snprintf(name, sizeof(name), "pma-%s", pmas[i].n);
 		save("mad", name, &s);
 	}
+	/*
+	 * A stranger on the link (softefa-wire(7) TRUST): PMA Gets from
+	 * source LIDs nobody has, responses nobody asked for, and NodeInfo
+	 * answers to the SM's sweep with a TID it did not give.
+	 */
+	seed_init(&s, -1);
+	mad_hdr(m, MAD_CLASS_PERF, 1, MAD_METHOD_GET, 0x0012, 0, 0x480);
+	for (i = 0; i < 4; i++)
+		mad_rec(&s, 4 | (i & 1), 0x1000 + 0x3777 * i, m);
+	mad_hdr(m, MAD_CLASS_PERF, 1, MAD_METHOD_RESP | MAD_METHOD_GET, 0x0012,
+		0, 0x5efa00000481ULL);
+	mad_rec(&s, 4, LID_DEV1, m);
+	save("mad", "stranger-pma", &s);
+	seed_init(&s, -1);
+	for (i = 0; i < 3; i++) {
+		mad_hdr(m, MAD_CLASS_SUBN_LID, 1,
+			MAD_METHOD_RESP | MAD_METHOD_GET, 0x0011, 0,
+			0x500 + i);
+		m[SMP_OFF_DATA] = MAD_BASE_VERSION;
+		put64(m + SMP_OFF_DATA + 20, 0x0200000000000099ULL + i);
+		mad_rec(&s, 2, 0x40 + i, m);
+	}
+	save("mad", "stranger-sweep-answers", &s);
 	/* SA: records by Get, tables by GetTable (answered with RMPP) */
 	{
 		static const uint16_t attrs[] = { 0x0011, 0x0035, 0x0001 };

@@ -218,6 +218,14 @@ static const char *const wire_drop_names[] = {
 	[SEFA_DROP_MALFORMED] = "malformed",
 	[SEFA_DROP_NO_DEVICE] = "no_device",
 	[SEFA_DROP_BAD_MAD] = "bad_mad",
+	[SEFA_DROP_LID_UNASKED] = "lid_unasked",
+	[SEFA_DROP_LID_NOT_SM] = "lid_not_sm",
+	[SEFA_DROP_LID_UNKNOWN] = "lid_unknown",
+	[SEFA_DROP_SWEEP_UNASKED] = "sweep_unasked",
+	[SEFA_DROP_SWEEP_FORGED] = "sweep_forged",
+	[SEFA_DROP_SWEEP_TAKEN] = "sweep_taken",
+	[SEFA_DROP_SWEEP_FULL] = "sweep_full",
+	[SEFA_DROP_MAD_UNASKED] = "mad_unasked",
 };
 _Static_assert(sizeof(wire_drop_names) / sizeof(wire_drop_names[0]) ==
 	       SEFA_DROP_MAX, "a drop reason without a name");

@@ -533,6 +533,11 @@ static int host_init(struct sefa_daemon *d, const struct start_opts *o)
 		d->mad_out = sefa_net_mad_xmit;
 		d->mad_in = sefa_mad_wire_in;
 	}
+	/* the SM alone says which GID holds a LID (softefa-wire(7)) */
+	if (d->wire.on && d->sm_port && d->profile->has_lid) {
+		d->sm_where = sefa_sm_where;
+		d->sm_candidate = sefa_sm_candidate;
+	}
 	return 0;
 }
 

@@ -20,6 +20,9 @@
 # haddr I		host I's IPv4 address on eth0, for out-of-band exchanges
 # hll I			eth0's own IPv6 link-local address on host I
 # gid_full ADDR	an IPv6 address written out in full, as GIDs are shown
+# hosts_bare		adds a host with no daemon, numbered after the others
+#		(its number is then ${HOSTS_BARE[-1]}), for plain sockets
+#		that play a stranger on the link (tests/integration/wire_forge)
 # hosts_pair SP CP PROGRAM ARGS...	lib.sh's pair with the server on host
 #		${PAIR_SERVER_HOST:-1} and the client on ${PAIR_CLIENT_HOST:-2},
 #		given the server's haddr; output in $RUN/server.out, client.out
@@ -41,6 +44,8 @@ declare -F pair >/dev/null || {
 
 HOSTS_N=0
 HOSTS_BRNS=
+# hosts with no daemon (hosts_bare), numbered after the others
+HOSTS_BARE=()
 # eth0's link-local address per host, before any daemon adds its GIDs
 HOSTS_LL=()
 # options for one host alone, e.g. HOST_OPTS[1]="--sm"
@@ -137,6 +142,22 @@ hosts_start() {
 	done
 }
 
+# hosts_link I: host I's namespace, its eth0 on the bridge
+hosts_link() {
+	local ns
+
+	ns=$(hns "$1")
+	ip netns add "$ns"
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=0 \
+		net.ipv6.conf.default.disable_ipv6=0
+	ip -n "$ns" link set lo up
+	ip -n "$HOSTS_BRNS" link add "h$1" mtu "$HOSTS_MTU" type veth \
+		peer name eth0 netns "$ns"
+	ip -n "$HOSTS_BRNS" link set "h$1" master br0 up
+	ip -n "$ns" link set eth0 mtu "$HOSTS_MTU" up
+	ip -n "$ns" addr add "$(haddr "$1")/24" dev eth0
+}
+
 hosts_up() {
 	local n=$1 i ns br
 	shift
@@ -152,22 +173,24 @@ hosts_up() {
 		mcast_snooping 0
 	ip -n "$br" link set br0 up
 	for i in $(seq "$n"); do
-		ns=$(hns "$i")
-		ip netns add "$ns"
 		HOSTS_N=$i
-		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=0 \
-			net.ipv6.conf.default.disable_ipv6=0
-		ip -n "$ns" link set lo up
-		ip -n "$br" link add "h$i" mtu "$HOSTS_MTU" type veth \
-			peer name eth0 netns "$ns"
-		ip -n "$br" link set "h$i" master br0 up
-		ip -n "$ns" link set eth0 mtu "$HOSTS_MTU" up
-		ip -n "$ns" addr add "$(haddr "$i")/24" dev eth0
+		hosts_link "$i"
 	done
 	for i in $(seq "$n"); do
 		hosts_wait_ll "$i"
 	done
 	hosts_start "$@"
+}
+
+# A host on the bridge with no daemon, after the others: a plain socket
+# there plays a stranger on the link.
+hosts_bare() {
+	local i=$((HOSTS_N + ${#HOSTS_BARE[@]} + 1))
+
+	[ "$HOSTS_N" -gt 0 ] || fail "hosts_bare: hosts_up first"
+	HOSTS_BARE+=("$i")
+	hosts_link "$i"
+	hosts_wait_ll "$i"
 }
 
 # Every daemon stopped (a sanitizer report fails the test), then started
@@ -208,6 +231,13 @@ hosts_cleanup() {
 			# shellcheck disable=SC2086
 			kill -KILL $pids 2>/dev/null
 		fi
+		ip netns del "$ns" 2>/dev/null
+	done
+	for i in "${HOSTS_BARE[@]}"; do
+		ns=$(hns "$i")
+		pids=$(ip netns pids "$ns" 2>/dev/null)
+		# shellcheck disable=SC2086
+		[ -z "$pids" ] || kill -KILL $pids 2>/dev/null
 		ip netns del "$ns" 2>/dev/null
 	done
 	[ -z "$HOSTS_BRNS" ] || ip netns del "$HOSTS_BRNS" 2>/dev/null

@@ -46,6 +46,15 @@ if [ "${2:-}" = --run ]; then
 	gids=$(for i in 1 2 3; do hgid "$i"; done | sort -u | wc -l)
 	expect_eq "distinct GIDs" "$gids" 3
 
+	# a host with no daemon on the same bridge reaches them, and a
+	# sleeper left there goes with it
+	hosts_bare
+	bare=${HOSTS_BARE[-1]}
+	expect_eq "the bare host's number" "$bare" 4
+	ip netns exec "$(hns "$bare")" ping -6 -c1 -W2 "$(hll 1)%eth0" \
+		>/dev/null || fail "the bare host cannot ping6 host 1"
+	ip netns exec "$(hns "$bare")" sleep 600 "$RUN" &
+
 	# pair across namespaces: the server listens on one host, the client
 	# reaches it from another by its address (perl: no wire needed)
 	PORT=18515

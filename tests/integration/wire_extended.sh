@@ -34,9 +34,10 @@ for i in 1 2 3; do
 		print $2, $5, lid, gid }')
 done
 
-# host 2's eth0 captured (tcpdump says "listening" once it is), for tshark
+# host 2's eth0 captured (tcpdump says "listening" once it is), for tshark;
+# at once, or what the buffer holds when it is stopped is lost
 cap=$RUN/mad.pcap
-ip netns exec "$(hns 2)" tcpdump -i eth0 -U -w "$cap" \
+ip netns exec "$(hns 2)" tcpdump --immediate-mode -i eth0 -U -w "$cap" \
 	"udp port 4791 and ip6[48] == 0x65" 2>"$RUN/tcpdump.err" &
 tcpdump_pid=$!
 wait_for 30 "tcpdump to listen on host 2's eth0" \

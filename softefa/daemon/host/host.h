@@ -195,6 +195,15 @@ enum sefa_wire_drop {
 	SEFA_DROP_MALFORMED,		/* no frame nic_frame_parse() takes */
 	SEFA_DROP_NO_DEVICE,		/* for no device here */
 	SEFA_DROP_BAD_MAD,		/* a MAD frame out of shape */
+	/* softefa-wire(7) TRUST: what no request of ours asked for */
+	SEFA_DROP_LID_UNASKED,		/* a LID or SM reply not outstanding */
+	SEFA_DROP_LID_NOT_SM,		/* a LID query to a host not the SM */
+	SEFA_DROP_LID_UNKNOWN,		/* a LID query the SM has no port for */
+	SEFA_DROP_SWEEP_UNASKED,	/* a NodeInfo the SM did not ask for */
+	SEFA_DROP_SWEEP_FORGED,		/* a GUID not the sender's GID's */
+	SEFA_DROP_SWEEP_TAKEN,		/* a LID another live port holds */
+	SEFA_DROP_SWEEP_FULL,		/* no room for a new port */
+	SEFA_DROP_MAD_UNASKED,		/* a MAD response no agent asked for */
 	SEFA_DROP_MAX
 };
 
@@ -244,6 +253,8 @@ struct sefa_mad_frame {
 	uint32_t dst_qp;		/* 0 or 1 */
 	uint8_t sgid[16];		/* the sending port's */
 	uint8_t dgid[16];		/* the receiving device's, on receipt */
+	bool by_gid;			/* sent to @dgid, not routed by DLID */
+	bool to_group;			/* came to the link's group */
 	const uint8_t *mad;
 };
 
@@ -299,6 +310,13 @@ struct sefa_daemon {
 	 */
 	int (*mad_out)(struct sefa_daemon *d, const struct sefa_mad_frame *f);
 	void (*mad_in)(struct sefa_daemon *d, const struct sefa_mad_frame *f);
+	/*
+	 * The SM of this host, when it runs one on the wire: the GID that
+	 * holds a LID (0, or -ENOENT), and a GID heard from, to ask who it
+	 * is (softefa-wire(7) TRUST).  Under the daemon lock.
+	 */
+	int (*sm_where)(struct sefa_daemon *d, uint16_t lid, uint8_t gid[16]);
+	void (*sm_candidate)(struct sefa_daemon *d, const uint8_t gid[16]);
 };
 
 #ifndef offsetofend

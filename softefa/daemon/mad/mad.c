@@ -290,6 +290,9 @@ void mad_deliver_done(struct mad_agent *agent, struct mad_recv *r,
 bool mad_send_went_to(const struct mad_send *s, uint16_t lid, bool grh,
 		      const uint8_t *gid)
 {
+	/* a question to a GID is answered from there only */
+	if (s->addr.by_gid)
+		return !memcmp(s->addr.dgid, gid, 16);
 	if (s->addr.grh && grh)
 		return !memcmp(s->addr.dgid, gid, 16);
 	return s->addr.dlid == lid;
@@ -375,6 +378,13 @@ static void reply_unmatched(struct sefa_mad_port *port,
 	mad_reply(port, pkt, resp);
 }
 
+/* A response nobody here asked for: counted, when another host sent it. */
+static void unasked(struct sefa_mad_port *port, const struct mad_pkt *pkt)
+{
+	if (pkt->from_wire)
+		port->d->wire_cnt.drops[SEFA_DROP_MAD_UNASKED]++;
+}
+
 /* A MAD arrives at a port's QP0 or QP1: ib_mad_recv_done(). */
 static void port_recv(struct sefa_mad_port *port, const struct mad_pkt *pkt)
 {
@@ -395,7 +405,10 @@ static void port_recv(struct sefa_mad_port *port, const struct mad_pkt *pkt)
 				      (uint32_t)m[VENDOR_OFF_OUI] << 16 |
 					      get16(m + VENDOR_OFF_OUI + 1));
 	if (!agent) {
-		reply_unmatched(port, pkt);
+		if (resp)
+			unasked(port, pkt);
+		else
+			reply_unmatched(port, pkt);
 		return;
 	}
 	if (rmpp_agent(agent) && mad_is_rmpp_class(m[MAD_OFF_CLASS]) &&
@@ -423,10 +436,12 @@ static void port_recv(struct sefa_mad_port *port, const struct mad_pkt *pkt)
 	if (!s) {
 		if (agent->all_responses ||
 		    (!rmpp_agent(agent) && mad_is_rmpp_class(m[MAD_OFF_CLASS]) &&
-		     (m[RMPP_OFF_RTIME_FLAGS] & RMPP_FLAG_ACTIVE)))
+		     (m[RMPP_OFF_RTIME_FLAGS] & RMPP_FLAG_ACTIVE))) {
 			mad_deliver_done(agent, r, pkt);
-		else
-			free(r);
+			return;
+		}
+		unasked(port, pkt);
+		free(r);
 		return;
 	}
 	mad_deliver_done(agent, r, pkt);
@@ -453,6 +468,8 @@ static void wire_deliver(struct sefa_daemon *d, struct mad_pkt *pkt)
 	if (!d->mad_out)
 		return;
 	memcpy(f.sgid, pkt->sgid, 16);
+	memcpy(f.dgid, pkt->dgid, 16);
+	f.by_gid = pkt->by_gid;
 	d->mad_out(d, &f);
 }
 
@@ -466,6 +483,7 @@ static void wire_in(struct sefa_mad_port *port, const struct sefa_mad_frame *f)
 	pkt->dlid = port->lid;
 	pkt->src_qp = f->src_qp;
 	pkt->dst_qp = f->dst_qp;
+	pkt->from_wire = true;
 	memcpy(pkt->sgid, f->sgid, 16);
 	memcpy(pkt->dgid, port->gid, 16);
 	memcpy(pkt->mad, f->mad, MAD_SIZE);
@@ -484,13 +502,17 @@ void sefa_mad_wire_in(struct sefa_daemon *d, const struct sefa_mad_frame *f)
 	unsigned int i;
 
 	if (f->dlid == MAD_PERMISSIVE_LID) {
+		/* to the group: every port; else the one of the GID asked */
 		for (i = 0; i < d->ndev; i++)
-			if (d->dev[i].mad)
+			if (d->dev[i].mad && (f->to_group ||
+			    !memcmp(d->dev[i].gid, f->dgid, 16)))
 				wire_in(d->dev[i].mad, f);
 	} else {
 		port = port_by_lid(d, f->dlid);
-		if (!port || memcmp(port->gid, f->dgid, 16))
+		if (!port || memcmp(port->gid, f->dgid, 16)) {
+			d->wire_cnt.drops[SEFA_DROP_NO_DEVICE]++;
 			return;
+		}
 		wire_in(port, f);
 	}
 	mad_run(d);
@@ -538,6 +560,8 @@ struct mad_pkt *mad_pkt_reply(const struct mad_pkt *req,
 	p->pkey_index = req->pkey_index;
 	p->loopback = req->loopback;
 	p->grh = req->grh;
+	/* where it came from, not where its SLID, which anyone writes, says */
+	p->by_gid = true;
 	memcpy(p->sgid, port->gid, 16);
 	memcpy(p->dgid, req->sgid, 16);
 	return p;
@@ -575,6 +599,7 @@ int mad_send_pkt(struct mad_send *s, const uint8_t *mad)
 	p->sl = s->addr.sl;
 	p->pkey_index = s->addr.pkey_index;
 	p->grh = s->addr.grh;
+	p->by_gid = s->addr.by_gid;
 	memcpy(p->sgid, port->gid, 16);
 	memcpy(p->dgid, s->addr.dgid, 16);
 	memcpy(p->mad, mad, MAD_SIZE);

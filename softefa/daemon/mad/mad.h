@@ -166,6 +166,8 @@ struct mad_pkt {
 	uint8_t sl;
 	uint16_t pkey_index;
 	bool grh;
+	bool by_gid;		/* to another host at @dgid, not by DLID */
+	bool from_wire;		/* from another host */
 	uint8_t sgid[16];
 	uint8_t dgid[16];
 	/* a DR SMP answered at its own port: no wire, SLID permissive */
@@ -180,6 +182,7 @@ struct mad_addr {
 	uint8_t sl;
 	uint16_t pkey_index;
 	bool grh;
+	bool by_gid;	/* an answer: to the GID the question came from */
 	uint8_t dgid[16];
 };
 
@@ -370,6 +373,8 @@ void umad_queue(struct umad_file *f, struct mad_agent *agent,
 int sefa_mad_init(struct sefa_daemon *d);
 unsigned int sefa_mad_tick(struct sefa_daemon *d);
 void sefa_mad_wire_in(struct sefa_daemon *d, const struct sefa_mad_frame *f);
+int sefa_sm_where(struct sefa_daemon *d, uint16_t lid, uint8_t gid[16]);
+void sefa_sm_candidate(struct sefa_daemon *d, const uint8_t gid[16]);
 int sefa_umad_open(struct sefa_client *c, unsigned int index, bool issm,
 		   bool nonblock);
 int64_t sefa_umad_call(struct sefa_client *c, const struct sefa_req *req);

@@ -154,6 +154,7 @@ static void sa_answer(struct mad_agent *agent, const struct mad_pkt *pkt,
 		.sl = pkt->sl,
 		.pkey_index = pkt->pkey_index,
 		.grh = pkt->grh,
+		.by_gid = true,
 	};
 	uint16_t status = 0;
 	size_t len = MAD_SA_HDR_LEN;

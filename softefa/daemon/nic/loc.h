@@ -181,6 +181,27 @@ size_t nic_frame_trailer(uint64_t len, uint8_t *buf);
 ssize_t nic_frame_pkt(const struct sefa_pkt *pkt, uint8_t *buf);
 int nic_frame_parse(const uint8_t *buf, size_t len, struct sefa_pkt *pkt);
 
+/* lid.c: which GID holds a LID, as the SM says */
+struct nic_lids;
+
+struct nic_lid_ask {
+	enum {
+		NIC_LID_ASK_NONE,
+		NIC_LID_ASK_SM,		/* the link's group: where is the SM */
+		NIC_LID_ASK_LID,	/* the SM at @to: where is the LID */
+	} what;
+	uint64_t tid;
+	uint8_t to[16];
+};
+
+int nic_lids_new(struct nic_lids **out);
+void nic_lids_free(struct nic_lids *l);
+const uint8_t *nic_lid_route(struct nic_lids *l, uint16_t lid, uint64_t now,
+			     struct nic_lid_ask *q);
+bool nic_lid_sm_found(struct nic_lids *l, uint64_t tid, const uint8_t *from);
+bool nic_lid_learn(struct nic_lids *l, uint16_t lid, uint64_t tid,
+		   const uint8_t *from, const uint8_t *gid, uint64_t now);
+
 /* net.c: the sockets to other hosts, and the faults they inject */
 int nic_net_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt);
 unsigned int nic_net_poll(struct nic_engine *eng);

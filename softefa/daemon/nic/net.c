@@ -8,6 +8,7 @@
  * later packets or delayed, as asked with --wire-*: the faults a fabric has.
  */
 #define _GNU_SOURCE
+#include <endian.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -25,19 +26,26 @@
 #define ROCE_PORT	4791
 #define RX_BATCH	16
 #define HEARD_MAX	256
-#define LIDS_MAX	64
-/* A LID nobody answered for is asked for again after this long. */
-#define LID_QUERY_NS	(10 * 1000 * 1000ULL)
+/* A MAD waits this long for the SM's word on its DLID. */
+#define LID_WAIT_NS	(10 * 1000 * 1000ULL)
 
 /*
  * Where a LID is: SoftEFA's own packets, in the manufacturer-specific
- * opcodes beyond SRD's.  A query goes to every daemon on the link, at a
- * multicast group of its own; the device with the LID answers from its
- * GID, which is the answer.  Four bytes follow BTH: the LID and two zero.
+ * opcodes beyond SRD's (lid.c).  The search for the SM goes to every
+ * daemon on the link, at a multicast group of its own, and the SM answers
+ * from its GID; a question about a LID goes to the SM alone.  After BTH:
+ * the LID, two zero bytes, the transaction id and the GID that holds the
+ * LID, zero in questions, which are as long as answers so that no answer
+ * is larger than what drew it.
  */
 #define OP_LID_QUERY	0xe0
 #define OP_LID_REPLY	0xe1
-#define LID_PKT_LEN	(12 + 4 + 4)
+#define OP_SM_QUERY	0xe2
+#define OP_SM_REPLY	0xe3
+#define LID_OFF_LID	12
+#define LID_OFF_TID	16
+#define LID_OFF_GID	24
+#define LID_PKT_LEN	(LID_OFF_GID + 16 + 4)
 /* ff02::5efa, link scope */
 static const uint8_t lid_group[16] = {
 	0xff, 0x02, [14] = 0x5e, [15] = 0xfa,
@@ -61,21 +69,15 @@ struct held_pkt {
 	uint8_t data[];
 };
 
-struct lid_entry {
-	uint16_t lid;
-	uint8_t gid[16];
-};
-
 #define LID_WAITS_MAX	64
-
 
 struct nic_net {
 	int fd[SEFA_MAX_DEVICES];
 	bool added[SEFA_MAX_DEVICES];	/* the GID was ours to add */
 	int mc_fd;			/* the LID queries of the link */
-	struct lid_entry lids[LIDS_MAX];	/* a ring, newest last */
-	unsigned int nlids;
-	uint64_t lid_asked_ns;
+	struct nic_lids *lids;
+	uint8_t sm_said[16];		/* this host's SM's word on a LID */
+	bool said_hello;		/* lid_hello() */
 	struct held_pkt *waits;		/* MADs for a LID asked for */
 	unsigned int nwaits;
 	uint64_t rng;
@@ -212,6 +214,7 @@ void sefa_net_close(struct sefa_daemon *d)
 	}
 	held_free(n->held);
 	held_free(n->waits);
+	nic_lids_free(n->lids);
 	free(n);
 	d->net = NULL;
 }
@@ -229,6 +232,9 @@ int sefa_net_open(struct sefa_daemon *d)
 	n->mc_fd = -1;
 	n->rng = (mono_ns() ^ (uint64_t)getpid() << 32) | 1;
 	d->net = n;
+	ret = nic_lids_new(&n->lids);
+	if (ret)
+		goto err;
 	for (i = 0; i < d->ndev; i++) {
 		ret = sefa_netdev_gid_add(&d->netdev, d->dev[i].gid,
 					  &n->added[i]);
@@ -302,62 +308,98 @@ static void send_faulty(struct sefa_daemon *d, uint64_t now, int fd,
 	}
 }
 
-/* SoftEFA's own small packets: BTH, the LID, two bytes and the ICRC. */
-static void lid_pkt(uint8_t *buf, uint8_t op, uint16_t lid)
+static void put_be16(uint8_t *p, uint16_t v)
+{
+	v = htobe16(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static void put_be64(uint8_t *p, uint64_t v)
+{
+	v = htobe64(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static uint16_t get_be16(const uint8_t *p)
+{
+	return p[0] << 8 | p[1];
+}
+
+static uint64_t get_be64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return be64toh(v);
+}
+
+/* SoftEFA's own small packets: BTH, LID, id and GID (or zero), ICRC. */
+static void lid_pkt(uint8_t *buf, uint8_t op, uint16_t lid, uint64_t tid,
+		    const uint8_t *gid)
 {
 	memset(buf, 0, LID_PKT_LEN);
 	buf[0] = op;
 	buf[2] = buf[3] = 0xff;		/* the default P_Key */
-	buf[12] = lid >> 8;
-	buf[13] = lid;
+	put_be16(buf + LID_OFF_LID, lid);
+	put_be64(buf + LID_OFF_TID, tid);
+	if (gid)
+		memcpy(buf + LID_OFF_GID, gid, 16);
 }
 
-static struct lid_entry *lid_find(struct nic_net *n, uint16_t lid)
+static void lid_send(struct sefa_daemon *d, int fd, const uint8_t gid[16],
+		     const uint8_t *buf)
 {
-	unsigned int i, last = n->nlids < LIDS_MAX ? n->nlids : LIDS_MAX;
+	struct sockaddr_in6 to;
 
-	for (i = 0; i < last; i++)
-		if (n->lids[i].lid == lid)
-			return &n->lids[i];
-	return NULL;
-}
-
-static const uint8_t *lid_gid(struct nic_net *n, uint16_t lid)
-{
-	struct lid_entry *e = lid_find(n, lid);
-
-	return e ? e->gid : NULL;
-}
-
-static void lid_learn(struct nic_net *n, uint16_t lid, const uint8_t gid[16])
-{
-	struct lid_entry *e = lid_find(n, lid);
-
-	if (!e) {
-		e = &n->lids[n->nlids++ % LIDS_MAX];
-		e->lid = lid;
-	}
-	memcpy(e->gid, gid, 16);
+	gid_sockaddr(d, gid, &to);
+	send_now(d, fd, &to, buf, LID_PKT_LEN);
 }
 
 /*
- * Where @lid is, if known; else the link is asked (now and then), and the
- * packet waiting for it is lost to its requester's timer.
+ * Where @lid is, as the SM says: this host's, or the one asked (now and
+ * then, lid.c), while the packet waiting for it is lost to its
+ * requester's timer.
  */
 static const uint8_t *lid_route(struct sefa_daemon *d, uint64_t now, int fd,
 				uint16_t lid)
 {
 	struct nic_net *n = d->net;
-	const uint8_t *gid = lid_gid(n, lid);
-	struct sockaddr_in6 to;
+	struct nic_lid_ask q;
+	const uint8_t *gid;
 
-	if (gid || now - n->lid_asked_ns < LID_QUERY_NS)
-		return gid;
-	n->lid_asked_ns = now;
-	gid_sockaddr(d, lid_group, &to);
-	lid_pkt(n->tx, OP_LID_QUERY, lid);
-	send_now(d, fd, &to, n->tx, LID_PKT_LEN);
-	return NULL;
+	if (d->sm_where)
+		return d->sm_where(d, lid, n->sm_said) ? NULL : n->sm_said;
+	gid = nic_lid_route(n->lids, lid, now, &q);
+	if (q.what == NIC_LID_ASK_SM) {
+		lid_pkt(n->tx, OP_SM_QUERY, 0, q.tid, NULL);
+		lid_send(d, fd, lid_group, n->tx);
+	} else if (q.what == NIC_LID_ASK_LID) {
+		lid_pkt(n->tx, OP_LID_QUERY, lid, q.tid, NULL);
+		lid_send(d, fd, q.to, n->tx);
+	}
+	return gid;
+}
+
+/*
+ * A host with LIDs looks for the SM as its wire comes up, from every
+ * device's GID: the SM, which sweeps every two seconds, then asks each
+ * device who it is at once, and can tell the others where its LIDs are.
+ */
+static void lid_hello(struct sefa_daemon *d, uint64_t now)
+{
+	struct nic_net *n = d->net;
+	struct nic_lid_ask q;
+	unsigned int i;
+
+	n->said_hello = true;
+	if (d->sm_where || !d->profile->has_lid)
+		return;
+	nic_lid_route(n->lids, SEFA_SM_LID, now, &q);
+	if (q.what != NIC_LID_ASK_SM)
+		return;
+	lid_pkt(n->tx, OP_SM_QUERY, 0, q.tid, NULL);
+	for (i = 0; i < d->ndev; i++)
+		lid_send(d, n->fd[i], lid_group, n->tx);
 }
 
 /*
@@ -372,7 +414,7 @@ static void lid_wait(struct nic_net *n, uint64_t now, uint16_t lid, int fd,
 
 	if (n->nwaits >= LID_WAITS_MAX)
 		return;
-	w = held_new(now + LID_QUERY_NS, fd, n->tx, len);
+	w = held_new(now + LID_WAIT_NS, fd, n->tx, len);
 	if (!w)
 		return;
 	w->lid = lid;
@@ -435,7 +477,9 @@ int sefa_net_mad_xmit(struct sefa_daemon *d, const struct sefa_mad_frame *f)
 		return -EHOSTUNREACH;
 	fd = n->fd[dev->index];
 	/* first, as it may send a query from n->tx */
-	if (f->dlid != SEFA_PERMISSIVE_LID)
+	if (f->by_gid)
+		dgid = f->dgid;
+	else if (f->dlid != SEFA_PERMISSIVE_LID)
 		dgid = lid_route(d, now, fd, f->dlid);
 	len = nic_frame_hdr(&pkt, SEFA_MAD_LEN, n->tx);
 	memcpy(n->tx + len, f->mad, SEFA_MAD_LEN);
@@ -532,10 +576,35 @@ static void wire_drop(struct sefa_daemon *d, enum sefa_wire_drop why)
 	d->wire_cnt.drops[why]++;
 }
 
+/* A question to the SM of this host: answered, or why not. */
+static int lid_answer(struct sefa_daemon *d, const uint8_t *buf,
+		      const struct sockaddr_in6 *from)
+{
+	struct nic_net *n = d->net;
+	uint64_t tid = get_be64(buf + LID_OFF_TID);
+	uint16_t lid = get_be16(buf + LID_OFF_LID);
+	uint8_t gid[16];
+
+	if (!d->sm_where || !d->ndev)
+		return SEFA_DROP_LID_NOT_SM;
+	if (buf[0] == OP_SM_QUERY) {
+		/* a host that looks for the SM is one to sweep */
+		d->sm_candidate(d, (const uint8_t *)&from->sin6_addr);
+		lid_pkt(n->tx, OP_SM_REPLY, 0, tid, NULL);
+	} else {
+		if (d->sm_where(d, lid, gid))
+			return SEFA_DROP_LID_UNKNOWN;
+		lid_pkt(n->tx, OP_LID_REPLY, lid, tid, gid);
+	}
+	/* from the GID the SM's port uses, the first device's */
+	send_now(d, n->fd[0], from, n->tx, LID_PKT_LEN);
+	return -1;
+}
+
 /*
- * A LID query of the link, answered by the device of ours that has it, or
- * the answer to ours: the GID it came from.  Returns false if @buf is not
- * one.
+ * SoftEFA's LID packets: a question to this host's SM, or the SM's answer
+ * to one of ours, believed only as lid.c says.  Returns false if @buf is
+ * not one.
  */
 static bool lid_recv(struct nic_engine *eng, const uint8_t *buf, size_t len,
 		     const struct sockaddr_in6 *from)
@@ -544,38 +613,46 @@ static bool lid_recv(struct nic_engine *eng, const uint8_t *buf, size_t len,
 	struct nic_net *n = d->net;
 	const uint8_t *gid = (const uint8_t *)&from->sin6_addr;
 	uint16_t lid;
-	unsigned int i;
+	uint64_t tid;
+	int why = -1;
 
-	if (len != LID_PKT_LEN ||
-	    (buf[0] != OP_LID_QUERY && buf[0] != OP_LID_REPLY))
+	if (len != LID_PKT_LEN || buf[0] < OP_LID_QUERY || buf[0] > OP_SM_REPLY)
 		return false;
-	lid = buf[12] << 8 | buf[13];
-	if (buf[0] == OP_LID_REPLY) {
-		lid_learn(n, lid, gid);
-		lid_waits_run(d, eng->now, lid, gid);
-		return true;
+	lid = get_be16(buf + LID_OFF_LID);
+	tid = get_be64(buf + LID_OFF_TID);
+	switch (buf[0]) {
+	case OP_SM_QUERY:
+	case OP_LID_QUERY:
+		why = lid_answer(d, buf, from);
+		break;
+	case OP_SM_REPLY:
+		if (!nic_lid_sm_found(n->lids, tid, gid)) {
+			why = SEFA_DROP_LID_UNASKED;
+			break;
+		}
+		lid_waits_run(d, eng->now, SEFA_SM_LID, gid);
+		break;
+	case OP_LID_REPLY:
+		if (!nic_lid_learn(n->lids, lid, tid, gid, buf + LID_OFF_GID,
+				   eng->now)) {
+			why = SEFA_DROP_LID_UNASKED;
+			break;
+		}
+		lid_waits_run(d, eng->now, lid, buf + LID_OFF_GID);
+		break;
 	}
-	if (!lid)
-		return true;
-	/* The SM's port answers from the first device's GID, which it uses. */
-	if (lid == SEFA_SM_LID && d->sm_port && d->ndev) {
-		lid_pkt(n->tx, OP_LID_REPLY, lid);
-		send_now(d, n->fd[0], from, n->tx, LID_PKT_LEN);
-	}
-	for (i = 0; i < d->ndev; i++) {
-		if (d->dev[i].lid != lid)
-			continue;
-		lid_pkt(n->tx, OP_LID_REPLY, lid);
-		send_now(d, n->fd[i], from, n->tx, LID_PKT_LEN);
-	}
+	if (why >= 0)
+		wire_drop(d, why);
+	else
+		d->wire_cnt.rx_pkts++;
 	return true;
 }
 
 /*
  * A MAD from another host, to the MAD layer: one to a device's socket for
- * the port at its DLID, or the SM's sweep to every port.  The LID it came
- * from is learnt, as a neighbour table learns from traffic, so that the
- * answer needs no query.  Returns false if @pkt is not a MAD.
+ * the port at its DLID, or the SM's sweep to every port.  Its SLID teaches
+ * nothing: anyone may write any; the answer goes back to the GID it came
+ * from.  Returns false if @pkt is not a MAD.
  */
 static bool mad_recv(struct nic_engine *eng, struct sefa_device *dev,
 		     const struct sefa_pkt *pkt)
@@ -602,7 +679,7 @@ static bool mad_recv(struct nic_engine *eng, struct sefa_device *dev,
 	memcpy(f.sgid, pkt->sgid, 16);
 	if (dev)
 		memcpy(f.dgid, dev->gid, 16);
-	lid_learn(d->net, f.slid, f.sgid);
+	f.to_group = !dev;
 	note_heard(d->net, f.sgid);
 	d->mad_in(d, &f);
 	return true;
@@ -659,6 +736,8 @@ unsigned int nic_net_poll(struct nic_engine *eng)
 
 	if (!n)
 		return 0;
+	if (!n->said_hello)
+		lid_hello(d, eng->now);
 	work += send_held(eng);
 	if (n->waits)
 		lid_waits_run(d, eng->now, 0, NULL);
