@@ -215,6 +215,8 @@ static const char *const wire_drop_names[] = {
 	[SEFA_DROP_MALFORMED] = "malformed",
 	[SEFA_DROP_NO_DEVICE] = "no_device",
 	[SEFA_DROP_BAD_MAD] = "bad_mad",
+	[SEFA_DROP_NOT_PEER] = "not_peer",
+	[SEFA_DROP_NO_WINDOW] = "no_window",
 };
 _Static_assert(sizeof(wire_drop_names) / sizeof(wire_drop_names[0]) ==
 	       SEFA_DROP_MAX, "a drop reason without a name");

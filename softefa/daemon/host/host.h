@@ -193,6 +193,9 @@ enum sefa_wire_drop {
 	SEFA_DROP_MALFORMED,		/* no frame nic_frame_parse() takes */
 	SEFA_DROP_NO_DEVICE,		/* for no device here */
 	SEFA_DROP_BAD_MAD,		/* a MAD frame out of shape */
+	/* taken by the wire, refused by the NIC (nic/wire.c, nic/seq.c) */
+	SEFA_DROP_NOT_PEER,		/* RC: not from the QP's connected peer */
+	SEFA_DROP_NO_WINDOW,		/* SRD: no room for one more sender */
 	SEFA_DROP_MAX
 };
 
