@@ -7,7 +7,7 @@
  * query or reply, a MAD, a malformed frame).
  *
  *   wire_forge --to IPV6[%IF] [--port P] [--from IPV6] [--count N]
- *              [--random-sqpn] [--random-psn] [--seed S]
+ *              [--random-sqpn] [--random-psn | --psn-sweep] [--seed S]
  *              (--hex HEX | --ud-send | --srd-send | --rc-ack | --rc-send)
  *              [--dqpn N] [--sqpn N] [--psn N] [--qkey N] [--lwm N]
  *              [--status N] [--len N]
@@ -15,9 +15,11 @@
  * --rc-ack: an RC Acknowledge, ACK unless --status gives the completion
  *   status a NAK stands for (EFA's numbering, as the daemon's completer
  *   takes it).  --ud-send, --srd-send, --rc-send: a SEND Only of --len
- *   bytes (0xa5).  --random-sqpn and --random-psn draw the source QP (24
- *   bits, the datagram transports' DETH) and the PSN afresh for each
- *   packet.  Numbers may be decimal or 0x-hex.  Prints "sent N of M" and
+ *   bytes (0xa5).  --random-sqpn and --random-psn draw the source QP (the
+ *   datagram transports' DETH; with bit 15 set, clear of the QP numbers
+ *   devices hand out) and the PSN afresh for each packet; --psn-sweep
+ *   counts the PSN up from --psn, one a packet.  Numbers may be decimal
+ *   or 0x-hex.  Prints "sent N of M" and
  *   exits 0 when every packet went, 1 otherwise, 2 on a bad command line.
  */
 #include <errno.h>
@@ -46,7 +48,7 @@ struct forge {
 	const char *to, *from, *port, *hex;
 	enum forge_kind kind;
 	unsigned long count;
-	bool random_sqpn, random_psn;
+	bool random_sqpn, random_psn, psn_sweep;
 	unsigned int seed;
 	struct sefa_pkt pkt;
 	uint8_t payload[NIC_WIRE_CHUNK];
@@ -58,7 +60,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: wire_forge --to IPV6[%%IF] [--port P] [--from IPV6] [--count N]\n"
-		"\t[--random-sqpn] [--random-psn] [--seed S]\n"
+		"\t[--random-sqpn] [--random-psn | --psn-sweep] [--seed S]\n"
 		"\t(--hex HEX | --ud-send | --srd-send | --rc-ack | --rc-send)\n"
 		"\t[--dqpn N] [--sqpn N] [--psn N] [--qkey N] [--lwm N] [--status N] [--len N]\n");
 	exit(2);
@@ -101,11 +103,17 @@ static int typed_frame(struct forge *f)
 {
 	ssize_t n;
 
+	/*
+	 * Clear of the small numbers devices hand out, also in the 16 bits
+	 * an EFA receive completion reports: a test can tell its peer.
+	 */
 	if (f->random_sqpn)
-		f->pkt.sqpn = rand_r(&f->seed) & 0xffffff;
+		f->pkt.sqpn = (rand_r(&f->seed) & 0xffffff) | 0x8000;
 	if (f->random_psn)
 		f->pkt.psn = rand_r(&f->seed) & 0xffffff;
 	n = nic_frame_pkt(&f->pkt, f->frame);
+	if (f->psn_sweep)
+		f->pkt.psn = (f->pkt.psn + 1) & 0xffffff;
 	if (n < 0)
 		return n;
 	f->len = n;
@@ -144,6 +152,7 @@ static void parse(struct forge *f, int argc, char **argv)
 		{ "count", required_argument, NULL, 'n' },
 		{ "random-sqpn", no_argument, NULL, 'R' },
 		{ "random-psn", no_argument, NULL, 'P' },
+		{ "psn-sweep", no_argument, NULL, 'W' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "hex", required_argument, NULL, 'x' },
 		{ "ud-send", no_argument, NULL, 'u' },
@@ -171,6 +180,7 @@ static void parse(struct forge *f, int argc, char **argv)
 		case 'n': f->count = number(optarg, ~0UL); break;
 		case 'R': f->random_sqpn = true; break;
 		case 'P': f->random_psn = true; break;
+		case 'W': f->psn_sweep = true; break;
 		case 'S': f->seed = number(optarg, ~0U); break;
 		case 'x': set_kind(f, FORGE_HEX); f->hex = optarg; break;
 		case 'u': set_kind(f, FORGE_UD_SEND); break;
@@ -189,10 +199,12 @@ static void parse(struct forge *f, int argc, char **argv)
 	}
 	if (optind != argc || !f->to || f->kind == FORGE_NONE)
 		usage();
+	memset(f->payload, 0xa5, sizeof(f->payload));
+	/* an answer with data would be a read's */
 	if (f->pkt.op == SEFA_PKT_ACK)
 		f->pkt.len = 0;
-	memset(f->payload, 0xa5, sizeof(f->payload));
-	f->pkt.data = f->payload;
+	else
+		f->pkt.data = f->payload;
 }
 
 static int udp_socket(const struct forge *f, struct sockaddr_storage *to,
