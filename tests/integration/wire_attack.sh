@@ -8,8 +8,9 @@
 #    and SRD's senders beyond the QP's windows are counted (no_window);
 #  - RC by LID and by GID (extended profile): with the real peer's daemon
 #    stopped, forged ACKs for every PSN the sender may have out complete
-#    nothing: the sender ends in IBV_WC_RETRY_EXC_ERR (12), and the
-#    forgeries are counted (not_peer); forged requests to a LID-connected
+#    nothing (no more sends complete than the peer's device received):
+#    the sender ends in IBV_WC_RETRY_EXC_ERR (12), and the forgeries are
+#    counted (not_peer); forged requests to a LID-connected
 #    QP are dropped and counted, its real traffic intact;
 #  - RC peer death (SIGKILL of the server) ends the sender in
 #    IBV_WC_RETRY_EXC_ERR, on one host and across hosts.
@@ -145,11 +146,17 @@ for mode in rc-lid rc; do
 		"$(cat "$RUN/forge.out" "$RUN/$mode.client")"
 	grep -qF "$RETRY_EXC" "$RUN/$mode.client" ||
 		fail "$mode client: $(cat "$RUN/$mode.client")"
+	# no send completed that the server's device did not take (one more
+	# may land from its socket once the daemon goes on)
+	ok=$(awk '/send completion/ { print $(NF - 1); exit }' "$RUN/$mode.client")
+	[ "$ok" -le "$(hstat 1 rx_pkts)" ] ||
+		fail "$mode: $ok sends completed, $(hstat 1 rx_pkts) received"
 	np=$(($(drops 2 not_peer) - np0))
 	[ "$np" -gt 0 ] || fail "$mode: no forged ACK counted as not_peer: $(hsefa 2 stats)"
 	kill "$(cat "$RUN/$mode.server.pid")" 2>/dev/null || :
 	wait "$server" || :
 	echo "$mode: forged ACKs for PSN $((sent - 100))+4000: not_peer $np;" \
+		"$ok sends completed, $(hstat 1 rx_pkts) received;" \
 		"the sender ended in $((SECONDS - t0)) s: $(grep -F "$RETRY_EXC" "$RUN/$mode.client")"
 done
 

@@ -309,17 +309,22 @@ static int serve(struct ctx *c, int fd, unsigned int n)
 	return dups || bad || ((c->srd || c->rc) && got != n);
 }
 
-/* Wait for one send completion, which must be a success: its wr_id. */
+/*
+ * Wait for one send completion, which must be a success: its wr_id.  A
+ * failure says how many succeeded before it.
+ */
 static uint64_t reap(struct ctx *c)
 {
+	static unsigned long done;
 	struct ibv_wc wc = dev_wait_wc(c->cq, WAIT_MS);
 
 	if (wc.status != IBV_WC_SUCCESS) {
-		fprintf(stderr, "wire_verbs: send completion status %d (%s), vendor error %u\n",
+		fprintf(stderr, "wire_verbs: send completion status %d (%s), vendor error %u, after %lu sends\n",
 			wc.status, wc.status == (enum ibv_wc_status)-1 ? "none" :
-			ibv_wc_status_str(wc.status), wc.vendor_err);
+			ibv_wc_status_str(wc.status), wc.vendor_err, done);
 		exit(1);
 	}
+	done++;
 	return wc.wr_id;
 }
 
