@@ -2,8 +2,8 @@
 /*
  * Packets from another host: the wire's parser (nic_frame_parse()), then
  * what the NIC does with a packet that parsed, as net.c's receive path
- * does: requests to the device's responder, ACKs and read responses to
- * its completer.  The host is the NIC's unit-test fixture (two devices of
+ * does: through the wire's check of RC's peer, requests to the device's
+ * responder, ACKs and read responses to its completer.  The host is the NIC's unit-test fixture (two devices of
  * the "extended" profile); device 0 has a UD, an SRD and an RC QP (the
  * last connected to one on device 1), receives posted on each, and one
  * region with every right over the whole client memory.
@@ -82,10 +82,7 @@ static void deliver(const struct fuzz_rec *r)
 		return;
 	memcpy(pkt.sgid, r->op & 2 ? fx_d.dev[1].gid : remote_gid, 16);
 	memcpy(pkt.dgid, dev->gid, 16);
-	if (pkt.op == SEFA_PKT_ACK)
-		nic_comp_recv(fx_eng, dev, &pkt);
-	else
-		nic_resp_recv(fx_eng, dev, &pkt);
+	nic_wire_deliver(fx_eng, dev, &pkt);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -952,6 +952,27 @@ static void wire_seeds(void)
 		.dqpn = WIRE_PEER_QPN, .len = 64, .data = "" };
 	wire_rec(&s, 3, &p, 64);
 	save("wire", "answers", &s);
+
+	/* a stranger's: UD and SRD sends from many QPs, as a flood is; RC
+	 * requests and ACKs not from the connected peer */
+	seed_init(&s, -1);
+	p = (struct sefa_pkt){ .op = SEFA_PKT_SEND, .qpt = IBV_QPT_UD,
+		.dqpn = WIRE_UD_QPN, .qkey = 0x11111111, .len = 16 };
+	for (psn = 0; psn < 16; psn++) {
+		p.qpt = psn & 1 ? IBV_QPT_DRIVER : IBV_QPT_UD;
+		p.dqpn = psn & 1 ? WIRE_SRD_QPN : WIRE_UD_QPN;
+		p.sqpn = 0x800000 + psn;
+		p.psn = p.lwm = psn;
+		wire_rec(&s, 0, &p, 16);
+	}
+	p = (struct sefa_pkt){ .op = SEFA_PKT_SEND, .qpt = IBV_QPT_RC,
+		.dqpn = WIRE_RC_QPN, .len = 16,
+		.flags = SEFA_PKT_FIRST | SEFA_PKT_LAST };
+	wire_rec(&s, 0, &p, 16);
+	p = (struct sefa_pkt){ .op = SEFA_PKT_ACK, .qpt = IBV_QPT_RC,
+		.dqpn = WIRE_RC_QPN };
+	wire_rec(&s, 0, &p, 0);
+	save("wire", "strangers", &s);
 }
 
 /* ---- sq ---- */

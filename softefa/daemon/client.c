@@ -226,6 +226,8 @@ static const char *const wire_drop_names[] = {
 	[SEFA_DROP_SWEEP_TAKEN] = "sweep_taken",
 	[SEFA_DROP_SWEEP_FULL] = "sweep_full",
 	[SEFA_DROP_MAD_UNASKED] = "mad_unasked",
+	[SEFA_DROP_NOT_PEER] = "not_peer",
+	[SEFA_DROP_NO_WINDOW] = "no_window",
 };
 _Static_assert(sizeof(wire_drop_names) / sizeof(wire_drop_names[0]) ==
 	       SEFA_DROP_MAX, "a drop reason without a name");

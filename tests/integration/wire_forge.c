@@ -7,7 +7,7 @@
  * query or reply, a MAD, a malformed frame).
  *
  *   wire_forge --to IPV6[%IF] [--port P] [--from IPV6] [--count N]
- *              [--random-sqpn] [--random-psn] [--seed S]
+ *              [--random-sqpn] [--random-psn | --psn-sweep] [--seed S]
  *              (--hex HEX | --ud-send | --srd-send | --rc-ack | --rc-send
  *               | --mad HEX [--slid N] [--dlid N] [--random-slid]
  *                 [--random-tid])
@@ -17,15 +17,16 @@
  * --rc-ack: an RC Acknowledge, ACK unless --status gives the completion
  *   status a NAK stands for (EFA's numbering, as the daemon's completer
  *   takes it).  --ud-send, --srd-send, --rc-send: a SEND Only of --len
- *   bytes (0xa5).  --random-sqpn and --random-psn draw the source QP (24
- *   bits, the datagram transports' DETH) and the PSN afresh for each
- *   packet.  --mad: a MAD as softefa-wire(7) carries it, a UD SEND Only
- *   with Immediate of 256 bytes (HEX, then zeros) to --dqpn (QP1 unless
- *   given; --qkey too), the immediate --slid << 16 | --dlid;
- *   --random-slid and --random-tid draw the source LID (1-0xfffe) and the
- *   low half of the MAD's transaction id (the high half, HEX's, names the
- *   agent that asked) afresh for each packet.  Numbers may be decimal
- *   or 0x-hex.  Prints "sent N of M" and
+ *   bytes (0xa5).  --random-sqpn and --random-psn draw the source QP (the
+ *   datagram transports' DETH; with bit 15 set, clear of the QP numbers
+ *   devices hand out) and the PSN afresh for each packet; --psn-sweep
+ *   counts the PSN up from --psn, one a packet.  --mad: a MAD as
+ *   softefa-wire(7) carries it, a UD SEND Only with Immediate of 256
+ *   bytes (HEX, then zeros) to --dqpn (QP1 unless given; --qkey too), the
+ *   immediate --slid << 16 | --dlid; --random-slid and --random-tid draw
+ *   the source LID (1-0xfffe) and the low half of the MAD's transaction
+ *   id (the high half, HEX's, names the agent that asked) afresh for each
+ *   packet.  Numbers may be decimal or 0x-hex.  Prints "sent N of M" and
  *   exits 0 when every packet went, 1 otherwise, 2 on a bad command line.
  */
 #include <errno.h>
@@ -55,7 +56,7 @@ struct forge {
 	const char *to, *from, *port, *hex;
 	enum forge_kind kind;
 	unsigned long count;
-	bool random_sqpn, random_psn, random_slid, random_tid;
+	bool random_sqpn, random_psn, psn_sweep, random_slid, random_tid;
 	uint16_t slid, dlid;
 	unsigned int seed;
 	struct sefa_pkt pkt;
@@ -68,7 +69,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: wire_forge --to IPV6[%%IF] [--port P] [--from IPV6] [--count N]\n"
-		"\t[--random-sqpn] [--random-psn] [--seed S]\n"
+		"\t[--random-sqpn] [--random-psn | --psn-sweep] [--seed S]\n"
 		"\t(--hex HEX | --ud-send | --srd-send | --rc-ack | --rc-send\n"
 		"\t | --mad HEX [--slid N] [--dlid N] [--random-slid] [--random-tid])\n"
 		"\t[--dqpn N] [--sqpn N] [--psn N] [--qkey N] [--lwm N] [--status N] [--len N]\n");
@@ -122,8 +123,12 @@ static int typed_frame(struct forge *f)
 {
 	ssize_t n;
 
+	/*
+	 * Clear of the small numbers devices hand out, also in the 16 bits
+	 * an EFA receive completion reports: a test can tell its peer.
+	 */
 	if (f->random_sqpn)
-		f->pkt.sqpn = rand_r(&f->seed) & 0xffffff;
+		f->pkt.sqpn = (rand_r(&f->seed) & 0xffffff) | 0x8000;
 	if (f->random_psn)
 		f->pkt.psn = rand_r(&f->seed) & 0xffffff;
 	if (f->random_slid)
@@ -138,6 +143,8 @@ static int typed_frame(struct forge *f)
 	if (f->kind == FORGE_MAD)
 		f->pkt.imm = (uint32_t)f->slid << 16 | f->dlid;
 	n = nic_frame_pkt(&f->pkt, f->frame);
+	if (f->psn_sweep)
+		f->pkt.psn = (f->pkt.psn + 1) & 0xffffff;
 	if (n < 0)
 		return n;
 	f->len = n;
@@ -184,6 +191,7 @@ static void parse(struct forge *f, int argc, char **argv)
 		{ "count", required_argument, NULL, 'n' },
 		{ "random-sqpn", no_argument, NULL, 'R' },
 		{ "random-psn", no_argument, NULL, 'P' },
+		{ "psn-sweep", no_argument, NULL, 'W' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "hex", required_argument, NULL, 'x' },
 		{ "ud-send", no_argument, NULL, 'u' },
@@ -216,6 +224,7 @@ static void parse(struct forge *f, int argc, char **argv)
 		case 'n': f->count = number(optarg, ~0UL); break;
 		case 'R': f->random_sqpn = true; break;
 		case 'P': f->random_psn = true; break;
+		case 'W': f->psn_sweep = true; break;
 		case 'S': f->seed = number(optarg, ~0U); break;
 		case 'x': set_kind(f, FORGE_HEX); f->hex = optarg; break;
 		case 'u': set_kind(f, FORGE_UD_SEND); break;
@@ -239,17 +248,20 @@ static void parse(struct forge *f, int argc, char **argv)
 	}
 	if (optind != argc || !f->to || f->kind == FORGE_NONE)
 		usage();
+	memset(f->payload, 0xa5, sizeof(f->payload));
+	/* an answer with data would be a read's */
 	if (f->pkt.op == SEFA_PKT_ACK)
 		f->pkt.len = 0;
-	f->pkt.data = f->payload;
+	else
+		f->pkt.data = f->payload;
 	if (f->kind == FORGE_MAD) {
+		/* HEX, then zeros */
+		memset(f->payload, 0, sizeof(f->payload));
 		if (hex_bytes(f->hex, f->payload, SEFA_MAD_LEN) < 0) {
 			fprintf(stderr, "wire_forge: bad --mad\n");
 			usage();
 		}
-		return;
 	}
-	memset(f->payload, 0xa5, sizeof(f->payload));
 }
 
 static int udp_socket(const struct forge *f, struct sockaddr_storage *to,

@@ -7,7 +7,8 @@
  *
  * The client sends N numbered messages, each filled with a pattern of its
  * number.  The server checks every payload and counts each number once:
- * one that comes twice, or a corrupt one, fails it.
+ * one that comes twice, or a corrupt one, fails it.  Messages from any
+ * QP but the client's, a stranger's, it counts apart and does not check.
  *  - srd: every message must arrive, and every send complete successfully;
  *    then the client writes 1 MiB into the server's memory by RDMA and
  *    reads back 1 MiB the server filled, both checked byte by byte.
@@ -15,6 +16,12 @@
  *    client is done and nothing more arrives.
  * The server prints "received R of N, 0 duplicates"; exit 0 when all is
  * well, 1 with a message otherwise.
+ *
+ *  - rc, rc-lid (extended profile): as srd, on an RC connection by GID
+ *    or by LID, with no RDMA; a send that fails ends the client with its
+ *    status.
+ * Each side prints "qpn N" once its QP is there (and, on RC, connected:
+ * its PSNs start at 0, one a message), for a test that forges packets.
  *
  *   wire_verbs srd -u GID
  *
@@ -50,10 +57,15 @@ struct side {
 	uint32_t rkey;
 	uint64_t addr;
 	union ibv_gid gid;
+	uint16_t lid;
 };
 
+enum mode { MODE_UD, MODE_SRD, MODE_RC, MODE_RC_LID };
+
 struct ctx {
+	enum mode mode;
 	bool srd;
+	bool rc;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
@@ -117,7 +129,8 @@ static void xfer(int fd, void *p, size_t len, bool out)
 static void setup(struct ctx *c)
 {
 	struct ibv_qp_init_attr_ex a = {
-		.qp_type = c->srd ? IBV_QPT_DRIVER : IBV_QPT_UD,
+		.qp_type = c->rc ? IBV_QPT_RC :
+			   c->srd ? IBV_QPT_DRIVER : IBV_QPT_UD,
 		.cap = { .max_send_wr = 256, .max_recv_wr = RECVS,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
@@ -151,8 +164,42 @@ static void setup(struct ctx *c)
 	a.recv_cq = c->cq;
 	c->qp = c->srd ? efadv_create_qp_ex(c->ctx, &a, &dv, sizeof(dv)) :
 			 ibv_create_qp_ex(c->ctx, &a);
-	if (!c->qp || dev_ud_to_rts(c->qp, QKEY, c->srd ? 7 : -1))
+	if (!c->qp || (c->rc ? dev_rc_to_init(c->qp, IBV_ACCESS_LOCAL_WRITE) :
+			       dev_ud_to_rts(c->qp, QKEY, c->srd ? 7 : -1)))
 		die("QP");
+}
+
+/* This side, for the peer; printed once ready, for a forging test. */
+static void side_of(struct ctx *c, struct side *me)
+{
+	struct ibv_port_attr port;
+
+	me->qpn = c->qp->qp_num;
+	ibv_query_gid(c->ctx, 1, 0, &me->gid);
+	if (!ibv_query_port(c->ctx, 1, &port))
+		me->lid = port.lid;
+}
+
+/* RC: connected to @peer, by GID or by LID, with RNR retried for ever. */
+static void rc_connect(struct ctx *c, const struct side *peer)
+{
+	struct ibv_ah_attr av = { .port_num = 1 };
+
+	if (c->mode == MODE_RC_LID) {
+		av.dlid = peer->lid;
+	} else {
+		av.is_global = 1;
+		av.grh.dgid = peer->gid;
+		av.grh.hop_limit = 1;
+	}
+	if (dev_rc_to_rtr(c->qp, peer->qpn, &av) || dev_rc_to_rts(c->qp, 7))
+		die("RC connect");
+}
+
+static void ready(struct ctx *c)
+{
+	printf("qpn %u\n", c->qp->qp_num);
+	fflush(stdout);
 }
 
 /* The receive of slot @i: UD leaves 40 bytes in front for the GRH. */
@@ -171,8 +218,8 @@ static void post_recv(struct ctx *c, unsigned int i)
 
 static int serve(struct ctx *c, int fd, unsigned int n)
 {
-	unsigned int got = 0, dups = 0, bad = 0, i;
-	unsigned int off = c->srd ? 0 : 40;
+	unsigned int got = 0, dups = 0, bad = 0, strangers = 0, i;
+	unsigned int off = c->srd || c->rc ? 0 : 40;
 	uint8_t *seen = calloc(n, 1), want[MSG];
 	struct side me = {}, peer;
 	struct wait idle;
@@ -183,18 +230,20 @@ static int serve(struct ctx *c, int fd, unsigned int n)
 	for (i = 0; i < RECVS; i++)
 		post_recv(c, i);
 	pattern(c->rdma + RDMA_LEN, RDMA_LEN, 0xbeef);
-	me.qpn = c->qp->qp_num;
+	side_of(c, &me);
 	me.rkey = c->rdma_mr->rkey;
 	me.addr = (uintptr_t)c->rdma;
-	ibv_query_gid(c->ctx, 1, 0, &me.gid);
 	xfer(fd, &me, sizeof(me), true);
 	xfer(fd, &peer, sizeof(peer), false);
+	if (c->rc)
+		rc_connect(c, &peer);
 	/* EFA lets only a peer it has an AH for use its memory */
-	if (!dev_create_ah(c->pd, &peer.gid))
+	else if (!dev_create_ah(c->pd, &peer.gid))
 		die("ibv_create_ah");
+	ready(c);
 
 	/* until all came, or (UD, which loses) nothing more for 2 s */
-	idle = wait_start(c->srd ? WAIT_MS : 2000);
+	idle = wait_start(c->srd || c->rc ? WAIT_MS : 2000);
 	while (got < n) {
 		struct ibv_wc wc;
 		uint32_t seq;
@@ -202,7 +251,7 @@ static int serve(struct ctx *c, int fd, unsigned int n)
 		if (dev_poll_wc(c->cq, 10, &wc) <= 0) {
 			if (wait_ms(&idle) < idle.limit_ms)
 				continue;
-			if (c->srd)
+			if (c->srd || c->rc)
 				fprintf(stderr, "wire_verbs: gave up waiting %ld ms for message %u of %u\n",
 					wait_ms(&idle), got + 1, n);
 			break;
@@ -212,6 +261,11 @@ static int serve(struct ctx *c, int fd, unsigned int n)
 			fprintf(stderr, "wire_verbs: receive status %d opcode %d\n",
 				wc.status, wc.opcode);
 			return 1;
+		}
+		if (wc.src_qp != peer.qpn) {
+			strangers++;
+			post_recv(c, wc.wr_id);
+			continue;
 		}
 		memcpy(&seq, c->buf + wc.wr_id * (MSG + 40) + off, 4);
 		pattern(want, MSG, seq);
@@ -230,11 +284,15 @@ static int serve(struct ctx *c, int fd, unsigned int n)
 	do {
 		struct ibv_wc wc;
 
-		if (dev_poll_wc(c->cq, 10, &wc) > 0)
+		if (dev_poll_wc(c->cq, 10, &wc) <= 0)
+			continue;
+		if (wc.src_qp == peer.qpn)
 			dups++;
+		else
+			strangers++;
 	} while (wait_more(&idle, 0));
-	printf("received %u of %u, %u duplicates, %u corrupt\n", got, n, dups,
-	       bad);
+	printf("received %u of %u, %u duplicates, %u corrupt, %u from strangers\n",
+	       got, n, dups, bad, strangers);
 	xfer(fd, &done, 1, false);
 	if (c->srd) {
 		pattern(want, MSG, 0xcafe);
@@ -248,20 +306,25 @@ static int serve(struct ctx *c, int fd, unsigned int n)
 		printf("RDMA write of %u bytes intact\n", RDMA_LEN);
 	}
 	xfer(fd, &done, 1, true);
-	return dups || bad || (c->srd && got != n);
+	return dups || bad || ((c->srd || c->rc) && got != n);
 }
 
-/* Wait for one send completion, which must be a success: its wr_id. */
+/*
+ * Wait for one send completion, which must be a success: its wr_id.  A
+ * failure says how many succeeded before it.
+ */
 static uint64_t reap(struct ctx *c)
 {
+	static unsigned long done;
 	struct ibv_wc wc = dev_wait_wc(c->cq, WAIT_MS);
 
 	if (wc.status != IBV_WC_SUCCESS) {
-		fprintf(stderr, "wire_verbs: send completion status %d (%s), vendor error %u\n",
+		fprintf(stderr, "wire_verbs: send completion status %d (%s), vendor error %u, after %lu sends\n",
 			wc.status, wc.status == (enum ibv_wc_status)-1 ? "none" :
-			ibv_wc_status_str(wc.status), wc.vendor_err);
+			ibv_wc_status_str(wc.status), wc.vendor_err, done);
 		exit(1);
 	}
+	done++;
 	return wc.wr_id;
 }
 
@@ -300,13 +363,18 @@ static int client(struct ctx *c, int fd, unsigned int n)
 	uint8_t want[MSG];
 	char done = 1;
 
-	me.qpn = c->qp->qp_num;
-	ibv_query_gid(c->ctx, 1, 0, &me.gid);
+	side_of(c, &me);
 	xfer(fd, &peer, sizeof(peer), false);
 	xfer(fd, &me, sizeof(me), true);
-	ah = dev_create_ah(c->pd, &peer.gid);
-	if (!ah)
-		die("ibv_create_ah");
+	if (c->rc) {
+		rc_connect(c, &peer);
+		ah = NULL;
+	} else {
+		ah = dev_create_ah(c->pd, &peer.gid);
+		if (!ah)
+			die("ibv_create_ah");
+	}
+	ready(c);
 
 	for (i = 0; i < n; i++) {
 		uint8_t *p = c->buf + (i % WINDOW) * MSG;
@@ -324,7 +392,8 @@ static int client(struct ctx *c, int fd, unsigned int n)
 		qpx->wr_flags = IBV_SEND_SIGNALED;
 		ibv_wr_send(qpx);
 		ibv_wr_set_sge(qpx, c->mr->lkey, (uintptr_t)p, MSG);
-		ibv_wr_set_ud_addr(qpx, ah, peer.qpn, QKEY);
+		if (ah)
+			ibv_wr_set_ud_addr(qpx, ah, peer.qpn, QKEY);
 		if (ibv_wr_complete(qpx))
 			die("ibv_wr_complete");
 		out++;
@@ -392,11 +461,22 @@ int main(int argc, char **argv)
 	struct ctx c = {};
 	int opt, fd, ret;
 
-	if (argc < 2 || (strcmp(argv[1], "srd") && strcmp(argv[1], "ud"))) {
-		fprintf(stderr, "usage: wire_verbs srd|ud [-n N] [-p PORT] [SERVER]\n");
+	static const char *const modes[] = {
+		[MODE_UD] = "ud", [MODE_SRD] = "srd", [MODE_RC] = "rc",
+		[MODE_RC_LID] = "rc-lid",
+	};
+	unsigned int m;
+
+	for (m = 0; argc >= 2 && m < sizeof(modes) / sizeof(modes[0]); m++)
+		if (!strcmp(argv[1], modes[m]))
+			break;
+	if (argc < 2 || m == sizeof(modes) / sizeof(modes[0])) {
+		fprintf(stderr, "usage: wire_verbs srd|ud|rc|rc-lid [-n N] [-p PORT] [SERVER]\n");
 		return 2;
 	}
-	c.srd = !strcmp(argv[1], "srd");
+	c.mode = m;
+	c.srd = m == MODE_SRD;
+	c.rc = m == MODE_RC || m == MODE_RC_LID;
 	optind = 2;
 	while ((opt = getopt(argc, argv, "n:p:u:")) != -1) {
 		if (opt == 'n')

@@ -291,14 +291,23 @@ START_TEST(srd_retry)
 END_TEST
 
 /* The answer another host gives the packet of @psn. */
-static void net_answer(struct sefa_qp *qp, uint32_t psn)
+/* An ACK for @psn from device @from's GID, as the wire brings it. */
+static void net_answer_from(struct sefa_qp *qp, uint32_t psn,
+			    unsigned int from)
 {
 	struct sefa_pkt ack = {
 		.op = SEFA_PKT_ACK, .qpt = qp->type, .flags = SEFA_PKT_NET,
 		.dqpn = qp->qpn, .psn = psn,
 	};
 
+	memcpy(ack.sgid, fx_d.dev[from].gid, 16);
 	nic_comp_recv(fx_eng, qp->dev, &ack);
+}
+
+/* from the device the sends went to, by their AH */
+static void net_answer(struct sefa_qp *qp, uint32_t psn)
+{
+	net_answer_from(qp, psn, 1);
 }
 
 /*
@@ -321,8 +330,12 @@ START_TEST(srd_timeout_behind_answers)
 	ck_assert_uint_eq(fx_npkts, 3);
 	ck_assert_uint_eq(qp->npending, 3);
 
-	/* the first answered after 3 ms: the round trip is 3 ms */
+	/* the first answered after 3 ms: the round trip is 3 ms; the same
+	 * answer from a GID the send did not go to is a stranger's */
 	fx_eng->now = t0 + 3 * MS;
+	net_answer_from(qp, fx_pkt[0].psn, 0);
+	ck_assert_uint_eq(fx_ncqes(qp, false), 0);
+	ck_assert_uint_eq(fx_d.wire_cnt.drops[SEFA_DROP_NOT_PEER], 1);
 	net_answer(qp, fx_pkt[0].psn);
 	send_cqe(qp, 0, EFA_IO_COMP_STATUS_OK);
 

@@ -116,6 +116,94 @@ START_TEST(ud_twice_once)
 }
 END_TEST
 
+/* @data from QP @sqpn of a's device, a stranger to b. */
+static void stranger_send(const char *data, uint32_t sqpn, uint32_t psn)
+{
+	struct sefa_pkt pkt = fx_req(a, b, SEFA_PKT_SEND, strlen(data));
+
+	pkt.flags = SEFA_PKT_NET | WHOLE;
+	pkt.data = data;
+	pkt.sqpn = sqpn;
+	pkt.psn = pkt.lwm = psn;
+	fx_npkts = 0;
+	nic_resp_recv(fx_eng, b->dev, &pkt);
+}
+
+/*
+ * SRD: a flood of senders never seen fills at most SEFA_PEER_MAX windows;
+ * the senders beyond are refused, unanswered and counted, and the peer
+ * that was there first keeps its window.  A window quiet for long enough
+ * goes to a new sender.
+ */
+START_TEST(srd_flood_keeps_peers)
+{
+	uint64_t refused;
+	unsigned int i;
+
+	pair(IBV_QPT_DRIVER);
+	fx_post_recv(b, dst, 64, mr1->lkey, 1);
+	net_send("real", 10, 10, WHOLE);
+	ck_assert_uint_eq(fx_ncqes(b, true), 1);
+	/* too long for the 1-byte receive: NAKed, but delivered for good */
+	fx_post_recv(b, dst, 1, mr1->lkey, 2);
+	for (i = 0; i < SEFA_PEER_MAX + 100; i++)
+		stranger_send("zz", 0x100000 + i, i);
+	ck_assert_uint_eq(b->seen->n, SEFA_PEER_MAX);
+	refused = fx_d.wire_cnt.drops[SEFA_DROP_NO_WINDOW];
+	ck_assert_uint_eq(refused, 101);
+	ck_assert_uint_eq(fx_npkts, 0);
+	/* the real peer's resend is still known as one */
+	fx_npkts = 0;
+	net_send("real", 10, 10, WHOLE);
+	ck_assert_uint_eq(b->cnt.dup_drops, 1);
+	ck_assert_uint_eq(fx_ncqes(b, true), 1);
+	/* 30 s later, the oldest stranger's window is free again */
+	fx_eng->now += 31ULL * 1000 * 1000 * 1000;
+	stranger_send("zz", 0x200000, 0);
+	ck_assert_uint_eq(fx_d.wire_cnt.drops[SEFA_DROP_NO_WINDOW], refused);
+	ck_assert_uint_eq(fx_npkts, 1);
+	ck_assert_uint_eq(b->seen->n, SEFA_PEER_MAX);
+}
+END_TEST
+
+/*
+ * A sender whose packets were not delivered (no receive posted) holds
+ * no window against others; UD with no window to spare delivers as it
+ * is, since it promises nothing about duplicates.
+ */
+START_TEST(strangers_recycled)
+{
+	unsigned int i;
+
+	pair(IBV_QPT_DRIVER);
+	for (i = 0; i < SEFA_PEER_MAX + 100; i++)
+		stranger_send("zz", 0x100000 + i, i);
+	ck_assert_uint_eq(b->seen->n, SEFA_PEER_MAX);
+	ck_assert_uint_eq(fx_d.wire_cnt.drops[SEFA_DROP_NO_WINDOW], 0);
+	ck_assert_uint_eq(fx_pkt[0].status, EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR);
+}
+END_TEST
+
+START_TEST(ud_flood_delivers)
+{
+	unsigned int i;
+
+	pair(IBV_QPT_UD);
+	/* too long for the receive: each fails it, for good */
+	for (i = 0; i < SEFA_PEER_MAX; i++) {
+		fx_post_recv(b, dst, 1, mr1->lkey, 1);
+		stranger_send("zz", 0x100000 + i, i);
+	}
+	fx_post_recv(b, dst, 64, mr1->lkey, 2);
+	stranger_send("ud", 0x200000, 0);
+	ck_assert_uint_eq(fx_ncqes(b, true), SEFA_PEER_MAX + 1);
+	ck_assert_uint_eq(fx_cqe(b, true, SEFA_PEER_MAX)->base.common.status,
+			  EFA_IO_COMP_STATUS_OK);
+	ck_assert_uint_eq(b->seen->n, SEFA_PEER_MAX);
+	ck_assert_uint_eq(fx_d.wire_cnt.drops[SEFA_DROP_NO_WINDOW], 0);
+}
+END_TEST
+
 /*
  * RC: only the expected PSN is taken; the one before is acknowledged
  * again, one ahead ignored.  Three packets make one message.
@@ -156,6 +244,9 @@ static Suite *seq_suite(void)
 	tcase_add_test(t, srd_window_moves);
 	tcase_add_test(t, ud_twice_once);
 	tcase_add_test(t, rc_in_order);
+	tcase_add_test(t, srd_flood_keeps_peers);
+	tcase_add_test(t, strangers_recycled);
+	tcase_add_test(t, ud_flood_delivers);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -204,6 +204,9 @@ enum sefa_wire_drop {
 	SEFA_DROP_SWEEP_TAKEN,		/* a LID another live port holds */
 	SEFA_DROP_SWEEP_FULL,		/* no room for a new port */
 	SEFA_DROP_MAD_UNASKED,		/* a MAD response no agent asked for */
+	/* taken by the wire, refused by the NIC (nic/wire.c, nic/seq.c) */
+	SEFA_DROP_NOT_PEER,		/* RC: not from the QP's connected peer */
+	SEFA_DROP_NO_WINDOW,		/* SRD: no room for one more sender */
 	SEFA_DROP_MAX
 };
 

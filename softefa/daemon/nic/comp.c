@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <infiniband/verbs.h>
 
@@ -260,6 +261,13 @@ bool nic_comp_overdue(const struct nic_engine *eng, const struct sefa_qp *qp,
 	       qp->ack_ns + rto_ns(qp, p->tries) <= eng->now;
 }
 
+/* The GID an SRD WQE went to: its AH's. */
+static const uint8_t *srd_peer(const struct sefa_qp *qp,
+			       const struct efa_io_tx_wqe *w)
+{
+	return qp->dev->ah[w->meta.ah < SEFA_MAX_AH ? w->meta.ah : 0].gid;
+}
+
 /*
  * A packet out got no answer in time: it goes again, or, past the retry
  * budget, the WQE fails; an RC QP with it.  Returns true when retired.
@@ -279,7 +287,7 @@ bool nic_comp_timeout(struct nic_engine *eng, struct nic_send *s)
 		nic_comp_retire(s, SEFA_IO_COMP_STATUS_REMOTE_ERROR_RETRY_EXC);
 		return true;
 	}
-	gid = qp->dev->ah[s->wqe->meta.ah < SEFA_MAX_AH ? s->wqe->meta.ah : 0].gid;
+	gid = srd_peer(qp, s->wqe);
 	nic_comp_retire(s, nic_net_heard(eng->d, gid) ?
 			   EFA_IO_COMP_STATUS_LOCAL_ERROR_UNRESP_REMOTE :
 			   EFA_IO_COMP_STATUS_LOCAL_ERROR_UNREACH_REMOTE);
@@ -390,6 +398,8 @@ static void comp_next(struct nic_engine *eng, struct nic_send *s)
 /*
  * An answer from another host: for the RC head, or for one of an SRD QP's
  * sends out, by its PSN.  One that matches none came twice, or too late.
+ * An SRD answer must come from the GID the send went to (the wire checked
+ * RC's peer): from anywhere else it is a stranger's, dropped and counted.
  */
 static void comp_net_recv(struct nic_engine *eng, struct sefa_device *dev,
 			  const struct sefa_pkt *ack)
@@ -409,6 +419,11 @@ static void comp_net_recv(struct nic_engine *eng, struct sefa_device *dev,
 			;
 	if (!p || !p->out || p->psn != ack->psn) {
 		NIC_COUNT(qp, dup_drops, 1);
+		return;
+	}
+	if (qp->type != IBV_QPT_RC &&
+	    memcmp(srd_peer(qp, &p->wqe), ack->sgid, 16)) {
+		eng->d->wire_cnt.drops[SEFA_DROP_NOT_PEER]++;
 		return;
 	}
 	s.qp = qp;

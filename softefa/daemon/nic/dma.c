@@ -25,8 +25,8 @@ struct seg_pos {
 /*
  * Move @n bytes between @buf and the segments from @pos on (into them when
  * @out), and step @pos over them.  The segments hold the bytes: the
- * callers checked the lengths.  0, or -EFAULT when a process no longer has
- * that memory, or is gone.
+ * callers checked the lengths.  0, -EFAULT when a process no longer has
+ * that memory, or -ESRCH when it is gone.
  */
 static int dma_segs(struct seg_pos *pos, uint8_t *buf, uint64_t n, bool out)
 {
@@ -40,7 +40,7 @@ static int dma_segs(struct seg_pos *pos, uint8_t *buf, uint64_t n, bool out)
 
 		/* Its process exited: the pid may be another's now. */
 		if (mm->gone)
-			return -EFAULT;
+			return -ESRCH;
 		/* The segments of this process, as far as @n reaches. */
 		while (n && i < DMA_IOV && pos->seg->mm == mm) {
 			const struct dma_seg *s = pos->seg;
@@ -59,7 +59,7 @@ static int dma_segs(struct seg_pos *pos, uint8_t *buf, uint64_t n, bool out)
 		done = out ? process_vm_writev(mm->pid, &l, 1, r, i, 0) :
 			     process_vm_readv(mm->pid, &l, 1, r, i, 0);
 		if (done != (ssize_t)l.iov_len)
-			return -EFAULT;
+			return done < 0 && errno == ESRCH ? -ESRCH : -EFAULT;
 		buf += l.iov_len;
 	}
 	return 0;
@@ -67,20 +67,22 @@ static int dma_segs(struct seg_pos *pos, uint8_t *buf, uint64_t n, bool out)
 
 /*
  * Copy @len bytes from the source segments to the destination segments,
- * through the engine's bounce buffer.  Returns 0, or -EFAULT when a
- * process no longer has that memory.
+ * through the engine's bounce buffer.  Returns 0, or dma_segs()'s error.
  */
 int nic_dma_copy(struct nic_engine *eng, const struct seg_list *src,
 		 const struct seg_list *dst, uint64_t len)
 {
 	struct seg_pos from = { .seg = src->seg }, to = { .seg = dst->seg };
+	int ret;
 
 	while (len) {
 		uint64_t n = len < DMA_CHUNK ? len : DMA_CHUNK;
 
-		if (dma_segs(&from, eng->bounce, n, false) ||
-		    dma_segs(&to, eng->bounce, n, true))
-			return -EFAULT;
+		ret = dma_segs(&from, eng->bounce, n, false);
+		if (!ret)
+			ret = dma_segs(&to, eng->bounce, n, true);
+		if (ret)
+			return ret;
 		len -= n;
 	}
 	return 0;

@@ -208,6 +208,8 @@ unsigned int nic_net_poll(struct nic_engine *eng);
 void nic_net_read_none(struct sefa_daemon *d);
 bool nic_net_wait(struct sefa_daemon *d, int kick_fd, long ns);
 bool nic_net_heard(struct sefa_daemon *d, const uint8_t gid[16]);
+bool nic_net_lid_is(struct nic_engine *eng, const struct sefa_device *dev,
+		    uint16_t lid, const uint8_t gid[16]);
 
 /* mr.c */
 int nic_key_resolve(struct sefa_device *dev, const struct sefa_pd *pd,
@@ -235,6 +237,8 @@ void nic_wire_answer(struct nic_engine *eng, const struct sefa_pkt *req,
 		     const uint8_t gid[16], int status, uint8_t rnr_timer);
 void nic_wire_read_resp(struct nic_engine *eng, const struct sefa_pkt *req,
 			const uint8_t gid[16], const void *data, uint64_t len);
+void nic_wire_dropped(struct nic_engine *eng, const struct sefa_pkt *pkt,
+		      enum sefa_wire_drop why);
 
 /* resp.c */
 void nic_resp_recv(struct nic_engine *eng, struct sefa_device *dev,
@@ -246,10 +250,11 @@ enum seq_verdict {
 	SEQ_NEW,			/* deliver it */
 	SEQ_DUP,			/* came before: answer, do not deliver */
 	SEQ_DROP,			/* ahead of what we can tell: ignore */
+	SEQ_REFUSE,			/* no window for its sender: drop */
 };
 
 enum seq_verdict nic_seq_check(struct sefa_qp *tqp, const struct sefa_pkt *pkt,
-			       struct sefa_peer_win **w);
+			       uint64_t now, struct sefa_peer_win **w);
 void nic_seq_done(struct sefa_qp *tqp, struct sefa_peer_win *w,
 		  const struct sefa_pkt *pkt);
 

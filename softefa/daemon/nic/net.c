@@ -554,6 +554,23 @@ bool nic_net_heard(struct sefa_daemon *d, const uint8_t gid[16])
 	return d->net && heard(d->net, gid);
 }
 
+/*
+ * Whether the link says @lid is at @gid: an RC QP connected by LID takes
+ * packets only from there.  A LID not known yet is asked for, from @dev,
+ * and the packet waits for its sender's resend.
+ */
+bool nic_net_lid_is(struct nic_engine *eng, const struct sefa_device *dev,
+		    uint16_t lid, const uint8_t gid[16])
+{
+	struct sefa_daemon *d = eng->d;
+	const uint8_t *at;
+
+	if (!d->net)
+		return false;
+	at = lid_route(d, eng->now, d->net->fd[dev->index], lid);
+	return at && !memcmp(at, gid, 16);
+}
+
 /* The held packets that are due go out. */
 static unsigned int send_held(struct nic_engine *eng)
 {

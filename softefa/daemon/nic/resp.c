@@ -8,6 +8,7 @@
  * before any byte moves.  A packet from another host passes seq.c's
  * checks first, so that nothing is delivered twice.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,12 @@
  * writes nothing in it.  The completion's length counts it, as IB's does.
  */
 #define UD_GRH_LEN	sizeof(struct ibv_grh)
+
+/*
+ * What the responder answers when an RC packet must get no answer at all
+ * (resp_qp(), place_status()).
+ */
+#define RESP_SILENT	(-1)
 
 static uint64_t addr64(uint32_t lo, uint32_t hi)
 {
@@ -173,6 +180,30 @@ static int resp_place(struct nic_engine *eng, const struct sefa_pkt *pkt,
 }
 
 /*
+ * The status of memory that could not be moved (@err from dma.c): the
+ * receiver's fault, @st; but a process that is gone has its QP destroyed
+ * next, and RC's requester hears nothing, as from a QP destroyed already.
+ */
+static int place_status(const struct sefa_qp *tqp, int err, int st)
+{
+	return err == -ESRCH && tqp->type == IBV_QPT_RC ? RESP_SILENT : st;
+}
+
+/* The payload into a receive's segments past their first @skip bytes. */
+static int place_recv(struct nic_engine *eng, const struct sefa_qp *tqp,
+		      const struct sefa_pkt *pkt, struct seg_list *dst,
+		      uint64_t skip)
+{
+	int err;
+
+	seg_skip(dst, skip);
+	err = resp_place(eng, pkt, dst);
+	return err ? place_status(tqp, err,
+				  EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY) :
+		     EFA_IO_COMP_STATUS_OK;
+}
+
+/*
  * RC SEND of several packets from another host, in order: the first takes
  * the receive, each is placed behind the last, and the last completes it.
  * Returns the answer's status.
@@ -208,11 +239,10 @@ static int resp_send_part(struct nic_engine *eng, struct sefa_qp *tqp,
 		rx->n = 0;
 		return EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_LENGTH;
 	}
-	if (!st) {
-		seg_skip(&dst, rx->off);
-		if (resp_place(eng, pkt, &dst))
-			st = EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
-	}
+	if (!st)
+		st = place_recv(eng, tqp, pkt, &dst, rx->off);
+	if (st == RESP_SILENT)
+		return st;
 	rx->off += pkt->len;
 	if (pkt->flags & SEFA_PKT_LAST) {
 		consume_recv(tqp, rx->desc, rx->n, st, pkt, rx->off);
@@ -262,11 +292,10 @@ static int resp_send(struct nic_engine *eng, struct sefa_qp *tqp,
 			return EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_LENGTH;
 		st = EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH;
 	}
-	if (!st) {
-		seg_skip(&dst, grh);
-		if (resp_place(eng, pkt, &dst))
-			st = EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY;
-	}
+	if (!st)
+		st = place_recv(eng, tqp, pkt, &dst, grh);
+	if (st == RESP_SILENT)
+		return st;
 
 	consume_recv(tqp, rx, nrx, st, pkt, grh + pkt->len);
 	if (!st) {
@@ -293,6 +322,7 @@ static int resp_rdma(struct nic_engine *eng, struct sefa_qp *tqp,
 	struct seg_list remote = { .seg = eng->peer_segs };
 	struct efa_io_rx_desc rx[MAX_SGE];
 	unsigned int nrx = 0;
+	int err;
 
 	if (pkt->qpt == IBV_QPT_DRIVER &&
 	    sefa_ah_find(tqp->pd, pkt->sgid) == EFA_IO_AH_UNKNOWN)
@@ -308,16 +338,20 @@ static int resp_rdma(struct nic_engine *eng, struct sefa_qp *tqp,
 	}
 
 	if (!write && (pkt->flags & SEFA_PKT_NET)) {
-		if (nic_dma_buf(&remote, 0, eng->bounce, pkt->len, false))
-			return EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS;
+		err = nic_dma_buf(&remote, 0, eng->bounce, pkt->len, false);
+		if (err)
+			return place_status(tqp, err,
+					    EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS);
 		nic_wire_read_resp(eng, pkt, tqp->dev->gid, eng->bounce,
 				   pkt->len);
 		*answered = true;
 		return EFA_IO_COMP_STATUS_OK;
 	}
-	if (write ? resp_place(eng, pkt, &remote) :
-		    nic_dma_copy(eng, &remote, &pkt->segs, pkt->len))
-		return EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS;
+	err = write ? resp_place(eng, pkt, &remote) :
+		      nic_dma_copy(eng, &remote, &pkt->segs, pkt->len);
+	if (err)
+		return place_status(tqp, err,
+				    EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS);
 	if (write)
 		NIC_COUNT(tqp, rx_bytes, pkt->len);
 	if (nrx)
@@ -326,27 +360,26 @@ static int resp_rdma(struct nic_engine *eng, struct sefa_qp *tqp,
 }
 
 /*
- * The QP a packet is for, or the status its requester gets: an RC QP must
- * be connected back to the sender, and nobody answering there is the
- * requester's timeout; a datagram QP must have the Q_Key.  RC carries no
- * source QP between hosts: the connection names it.
+ * The QP a packet is for, or the status its requester gets; RESP_SILENT:
+ * none.  A datagram QP must have the Q_Key.  An RC QP must be connected
+ * back to the sender (the wire checked the sender's GID, nic_wire_deliver()),
+ * and, as InfiniBand drops a packet for a QP that is not there or not
+ * connected to its sender, nobody answers: the requester times out and,
+ * after retry_cnt resends, completes with IBV_WC_RETRY_EXC_ERR, whether the
+ * peer is on this host or another.  RC carries no source QP between
+ * hosts: the connection names it.
  */
 static int resp_qp(struct sefa_device *dev, struct sefa_pkt *pkt,
 		   struct sefa_qp **out)
 {
 	struct sefa_qp *tqp = sefa_qp_lookup(dev, pkt->dqpn);
 	bool rc = pkt->qpt == IBV_QPT_RC;
-	int bad = rc ? EFA_IO_COMP_STATUS_LOCAL_ERROR_UNRESP_REMOTE :
-		       EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_DEST_QPN;
+	int bad = rc ? RESP_SILENT : EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_DEST_QPN;
 
 	if (!tqp || tqp->type != pkt->qpt || !qp_receives(tqp))
 		return bad;
-	if (rc && (pkt->flags & SEFA_PKT_NET)) {
-		if (tqp->dest.is_global &&
-		    memcmp(tqp->dest.dgid, pkt->sgid, 16))
-			return bad;
+	if (rc && (pkt->flags & SEFA_PKT_NET))
 		pkt->sqpn = tqp->dest_qpn;
-	}
 	if (rc ? tqp->dest_qpn != pkt->sqpn : tqp->qkey != pkt->qkey)
 		return bad;
 	*out = tqp;
@@ -372,13 +405,17 @@ void nic_resp_recv(struct nic_engine *eng, struct sefa_device *dev,
 	int st;
 
 	st = resp_qp(dev, &pkt, &tqp);
+	if (st == RESP_SILENT)
+		return;
 	if (st) {
 		resp_answer(eng, dev, &pkt, st, 0);
 		return;
 	}
 	if (net)
-		v = nic_seq_check(tqp, &pkt, &w);
-	if (v == SEQ_DROP)
+		v = nic_seq_check(tqp, &pkt, eng->now, &w);
+	if (v == SEQ_REFUSE)
+		nic_wire_dropped(eng, &pkt, SEFA_DROP_NO_WINDOW);
+	if (v == SEQ_DROP || v == SEQ_REFUSE)
 		return;
 	if (v == SEQ_DUP && pkt.op != SEFA_PKT_READ) {
 		resp_dup(eng, tqp, &pkt);
@@ -389,6 +426,8 @@ void nic_resp_recv(struct nic_engine *eng, struct sefa_device *dev,
 		st = resp_send(eng, tqp, &pkt);
 	else
 		st = resp_rdma(eng, tqp, &pkt, &answered);
+	if (st == RESP_SILENT)
+		return;
 	if (st != EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR && v == SEQ_NEW)
 		nic_seq_done(tqp, w, &pkt);
 	if (!answered)

@@ -5,7 +5,9 @@
  * expects; one before it came twice.  A datagram QP (UD, SRD) remembers,
  * per sending QP, which PSNs were delivered, from the oldest one the
  * sender still has out (SRD says it in each packet) on: a packet that came
- * before is answered again but not delivered again.
+ * before is answered again but not delivered again.  A stranger on the
+ * link may send from any QP number, so the windows are a bounded table
+ * whose senders of the last while keep theirs (peer_new()).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,23 +24,107 @@ static uint32_t psn_ahead(uint32_t a, uint32_t b)
 
 #define PSN_HALF	0x800000
 
+/*
+ * A window no packet came to for this long may go to another sender: an
+ * SRD sender gives a packet up after 12 resends at most a second apart,
+ * so nothing it had delivered comes again after this.
+ */
+#define PEER_QUIET_NS		(30 * 1000 * 1000 * 1000ULL)
+
+static unsigned int peer_hash(const struct sefa_peer_tab *t,
+			      const uint8_t gid[16], uint32_t qpn)
+{
+	uint32_t h = 2166136261u ^ t->salt;
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		h = (h ^ gid[i]) * 16777619u;
+	for (i = 0; i < 3; i++)
+		h = (h ^ (qpn >> 8 * i & 0xff)) * 16777619u;
+	return h % SEFA_PEER_BUCKETS;
+}
+
+static void lru_unlink(struct sefa_peer_tab *t, struct sefa_peer_win *w)
+{
+	*(w->older ? &w->older->newer : &t->oldest) = w->newer;
+	*(w->newer ? &w->newer->older : &t->newest) = w->older;
+	w->older = w->newer = NULL;
+}
+
+static void lru_newest(struct sefa_peer_tab *t, struct sefa_peer_win *w)
+{
+	w->older = t->newest;
+	*(t->newest ? &t->newest->newer : &t->oldest) = w;
+	t->newest = w;
+}
+
+static struct sefa_peer_win **peer_slot(struct sefa_peer_tab *t,
+					const uint8_t gid[16], uint32_t qpn)
+{
+	struct sefa_peer_win **pw = &t->bucket[peer_hash(t, gid, qpn)];
+
+	while (*pw && ((*pw)->qpn != qpn || memcmp((*pw)->gid, gid, 16)))
+		pw = &(*pw)->hnext;
+	return pw;
+}
+
+/*
+ * A window for a sender not seen before: a new one while the QP has fewer
+ * than SEFA_PEER_MAX, else the oldest's, if it delivered nothing or has
+ * been quiet long enough; else none, and a flood of new senders leaves
+ * the senders the QP has alone.
+ */
+static struct sefa_peer_win *peer_new(struct sefa_peer_tab *t,
+				      uint64_t now)
+{
+	struct sefa_peer_win *w = t->oldest;
+
+	if (t->n < SEFA_PEER_MAX) {
+		w = malloc(sizeof(*w));
+		if (w)
+			t->n++;
+		return w;
+	}
+	if (w->delivered && now - w->last_ns < PEER_QUIET_NS)
+		return NULL;
+	*peer_slot(t, w->gid, w->qpn) = w->hnext;
+	lru_unlink(t, w);
+	return w;
+}
+
 /* The window of what @pkt's sending QP had delivered to @tqp, or NULL. */
 static struct sefa_peer_win *peer_win(struct sefa_qp *tqp,
-				      const struct sefa_pkt *pkt, uint32_t lwm)
+				      const struct sefa_pkt *pkt, uint32_t lwm,
+				      uint64_t now)
 {
-	struct sefa_peer_win *w;
+	struct sefa_peer_tab *t = tqp->seen;
+	struct sefa_peer_win **pw, *w;
 
-	for (w = tqp->seen; w; w = w->next)
-		if (w->qpn == pkt->sqpn && !memcmp(w->gid, pkt->sgid, 16))
-			return w;
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return NULL;
-	memcpy(w->gid, pkt->sgid, 16);
-	w->qpn = pkt->sqpn;
-	w->base = lwm;
-	w->next = tqp->seen;
-	tqp->seen = w;
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return NULL;
+		t->salt = arc4random();
+		tqp->seen = t;
+	}
+	pw = peer_slot(t, pkt->sgid, pkt->sqpn);
+	w = *pw;
+	if (w) {
+		lru_unlink(t, w);
+	} else {
+		w = peer_new(t, now);
+		if (!w)
+			return NULL;
+		memset(w, 0, sizeof(*w));
+		memcpy(w->gid, pkt->sgid, 16);
+		w->qpn = pkt->sqpn;
+		w->base = lwm;
+		/* the slot may have moved if the oldest left its bucket */
+		pw = peer_slot(t, pkt->sgid, pkt->sqpn);
+		*pw = w;
+	}
+	w->last_ns = now;
+	lru_newest(t, w);
 	return w;
 }
 
@@ -78,19 +164,22 @@ static void win_advance(struct sefa_peer_win *w, uint32_t lwm)
  * A datagram packet from another host: new, or one that came before.  UD
  * has nothing out, so its window trails its newest PSN by half its size:
  * a packet overtaken by more than that is lost, never delivered twice.
+ * With no window for its sender, SRD, which must not deliver anything
+ * twice, refuses the packet and the sender resends it; UD, which promises
+ * nothing, delivers it as it is.
  */
 static enum seq_verdict seq_datagram(struct sefa_qp *tqp,
-				     const struct sefa_pkt *pkt,
+				     const struct sefa_pkt *pkt, uint64_t now,
 				     struct sefa_peer_win **out)
 {
 	uint32_t lwm = pkt->qpt == IBV_QPT_UD ?
 		       (pkt->psn - SEFA_PEER_WIN / 2) & 0xffffff : pkt->lwm;
-	struct sefa_peer_win *w = peer_win(tqp, pkt, lwm);
+	struct sefa_peer_win *w = peer_win(tqp, pkt, lwm, now);
 	uint32_t d;
 
 	*out = w;
 	if (!w)
-		return SEQ_NEW;
+		return pkt->qpt == IBV_QPT_UD ? SEQ_NEW : SEQ_REFUSE;
 	win_advance(w, lwm);
 	d = psn_ahead(w->base, pkt->psn);
 	if (d >= PSN_HALF)
@@ -117,21 +206,23 @@ static enum seq_verdict seq_rc(const struct sefa_qp *tqp,
  * is served again.
  */
 enum seq_verdict nic_seq_check(struct sefa_qp *tqp, const struct sefa_pkt *pkt,
-			       struct sefa_peer_win **w)
+			       uint64_t now, struct sefa_peer_win **w)
 {
 	*w = NULL;
 	if (tqp->type == IBV_QPT_RC)
 		return seq_rc(tqp, pkt);
 	if (pkt->op == SEFA_PKT_READ)
 		return SEQ_NEW;
-	return seq_datagram(tqp, pkt, w);
+	return seq_datagram(tqp, pkt, now, w);
 }
 
 /* @pkt was delivered, or failed for good: it is not new again. */
 void nic_seq_done(struct sefa_qp *tqp, struct sefa_peer_win *w,
 		  const struct sefa_pkt *pkt)
 {
-	if (w)
+	if (w) {
 		win_mark(w, pkt->psn, true);
+		w->delivered = true;
+	}
 	tqp->rq_psn = (tqp->rq_psn + 1) & 0xffffff;
 }

@@ -87,13 +87,50 @@ static bool wire_may_borrow(const struct sefa_pkt *pkt)
 	return pkt->op != SEFA_PKT_ACK && !pkt->off;
 }
 
+/* A datagram from another host taken off the wire, counted by why. */
+void nic_wire_dropped(struct nic_engine *eng, const struct sefa_pkt *pkt,
+		      enum sefa_wire_drop why)
+{
+	if (pkt->flags & SEFA_PKT_NET)
+		eng->d->wire_cnt.drops[why]++;
+}
+
+/*
+ * Whether @pkt, for an RC QP of @dev, comes from the device that QP is
+ * connected to: the GID of its path, or the GID its path's LID is at, on
+ * this host or, as the link says, another.  RoCEv2 carries no source QP
+ * on RC, so any QP of that device passes, as on the hardware.  A packet
+ * for no RC QP is the responder's or the completer's to drop.
+ */
+static bool wire_rc_peer(struct nic_engine *eng, struct sefa_device *dev,
+			 const struct sefa_pkt *pkt)
+{
+	const struct sefa_qp *qp = sefa_qp_lookup(dev, pkt->dqpn);
+	const struct sefa_device *src;
+
+	if (pkt->qpt != IBV_QPT_RC || !qp || qp->type != IBV_QPT_RC)
+		return true;
+	if (qp->dest.is_global)
+		return !memcmp(qp->dest.dgid, pkt->sgid, 16);
+	src = qp->dest.dlid ? device_by_lid(eng->d, qp->dest.dlid) : NULL;
+	if (src)
+		return !memcmp(src->gid, pkt->sgid, 16);
+	return qp->dest.dlid && (pkt->flags & SEFA_PKT_NET) &&
+	       nic_net_lid_is(eng, dev, qp->dest.dlid, pkt->sgid);
+}
+
 /*
  * @pkt to @dev's completer or responder, there and then: on the short
- * path, or as it came from an inbox or the network.
+ * path, or as it came from an inbox or the network.  A connected QP takes
+ * requests and answers from its peer alone.
  */
 void nic_wire_deliver(struct nic_engine *eng, struct sefa_device *dev,
 		      const struct sefa_pkt *pkt)
 {
+	if (!wire_rc_peer(eng, dev, pkt)) {
+		nic_wire_dropped(eng, pkt, SEFA_DROP_NOT_PEER);
+		return;
+	}
 	if (pkt->op == SEFA_PKT_ACK)
 		nic_comp_recv(eng, dev, pkt);
 	else
@@ -124,10 +161,11 @@ void nic_wire_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 		return;
 	}
 	/*
-	 * Nobody at that address.  A reliable requester would time out; the
-	 * local path knows at once.  Lost UD packets and answers go unnoticed.
+	 * Nobody at that address.  SRD's requester would time out; the local
+	 * path knows at once.  RC's times out, as InfiniBand's, and ends in
+	 * IBV_WC_RETRY_EXC_ERR.  Lost UD packets and answers go unnoticed.
 	 */
-	if (pkt->op != SEFA_PKT_ACK && pkt->qpt != IBV_QPT_UD)
+	if (pkt->op != SEFA_PKT_ACK && pkt->qpt == IBV_QPT_DRIVER)
 		nic_wire_answer(eng, pkt, pkt->dgid,
 				EFA_IO_COMP_STATUS_LOCAL_ERROR_UNRESP_REMOTE, 0);
 }

@@ -122,17 +122,19 @@ static int qp_rings(struct sefa_cmd *cmd, struct sefa_qp *qp,
 static void qp_drop_transport(struct sefa_qp *qp)
 {
 	struct sefa_pending *p;
-	struct sefa_peer_win *w;
+	struct sefa_peer_win *w, *next;
 
 	while ((p = qp->pending)) {
 		qp->pending = p->next;
 		free(p);
 	}
 	qp->npending = 0;
-	while ((w = qp->seen)) {
-		qp->seen = w->next;
+	for (w = qp->seen ? qp->seen->oldest : NULL; w; w = next) {
+		next = w->newer;
 		free(w);
 	}
+	free(qp->seen);
+	qp->seen = NULL;
 	free(qp->rc_head);
 	qp->rc_head = NULL;
 	free(qp->rc_rx);

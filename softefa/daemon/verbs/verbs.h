@@ -128,16 +128,30 @@ struct sefa_pending {
 /*
  * What one sending QP of another host had delivered to a datagram QP: the
  * PSNs from @base on, as bits, so that a packet that comes twice is
- * answered but not delivered twice (the NIC's responder keeps them).
+ * answered but not delivered twice (the NIC's responder keeps them, in
+ * nic/seq.c).  A QP keeps them in a hash table of at most SEFA_PEER_MAX,
+ * oldest first on a list by their last packet.
  */
-#define SEFA_PEER_WIN	4096
+#define SEFA_PEER_WIN		4096
+#define SEFA_PEER_MAX		1024	/* windows of one QP: its AHs' worth */
+#define SEFA_PEER_BUCKETS	256
 
 struct sefa_peer_win {
 	uint8_t gid[16];
 	uint32_t qpn;
 	uint32_t base;
+	uint64_t last_ns;		/* its last packet */
+	bool delivered;			/* what came twice would be delivered */
+	struct sefa_peer_win *hnext;	/* in its bucket */
+	struct sefa_peer_win *older, *newer;
 	uint64_t bits[SEFA_PEER_WIN / 64];
-	struct sefa_peer_win *next;
+};
+
+struct sefa_peer_tab {
+	uint32_t salt;			/* a stranger cannot aim at a bucket */
+	unsigned int n;
+	struct sefa_peer_win *oldest, *newest;
+	struct sefa_peer_win *bucket[SEFA_PEER_BUCKETS];
 };
 
 /* RC: the receive a message of several packets is being placed in. */
@@ -183,7 +197,7 @@ struct sefa_qp {
 	uint64_t ack_ns;		/* SRD: the last answer from them */
 	uint64_t acked_sent_ns;		/* when the last sent of those went */
 	struct sefa_pending *rc_head;	/* RC: the head, out to another host */
-	struct sefa_peer_win *seen;	/* UD, SRD: what peers had delivered */
+	struct sefa_peer_tab *seen;	/* UD, SRD: what peers had delivered */
 	struct sefa_rc_rx *rc_rx;	/* RC: a message of several packets */
 	uint32_t events_queued;
 	struct sefa_counters cnt;
