@@ -876,6 +876,68 @@ static void wire_rec(struct seed *s, uint8_t op, const struct sefa_pkt *p,
 	rec(s, op, buf, n);
 }
 
+/* The wire harness's op bits (fuzz_wire.c), and the LID its SM knows. */
+#define WIRE_FROM_DEV1	2
+#define WIRE_SM_HERE	4
+#define WIRE_TO_GROUP	8
+#define WIRE_SM_LID	7
+
+/* A LID packet (nic/loc.h) of @len bytes: short or long ones are not. */
+static void lid_rec(struct seed *s, uint8_t op, uint8_t type, uint16_t lid,
+		    uint64_t tid, const uint8_t *gid, size_t len)
+{
+	uint8_t buf[NIC_LID_PKT_LEN + 1] = {};
+	unsigned int i;
+
+	buf[0] = type;
+	buf[2] = buf[3] = 0xff;
+	buf[NIC_LID_OFF_LID] = lid >> 8;
+	buf[NIC_LID_OFF_LID + 1] = (uint8_t)lid;
+	for (i = 0; i < 8; i++)
+		buf[NIC_LID_OFF_TID + i] = tid >> (56 - 8 * i);
+	if (gid)
+		memcpy(buf + NIC_LID_OFF_GID, gid, 16);
+	rec(s, op, buf, len);
+}
+
+/*
+ * The LID packets: questions to this host's SM, or to a host that is not
+ * it; answers no question here asked (forged ids, from a stranger or a
+ * device of the link), at a device or the group; and not quite one.
+ */
+static void lid_seeds(void)
+{
+	static const uint8_t thief[16] = { 0xfe, 0x80, [15] = 0x66 };
+	struct seed s;
+
+	seed_init(&s, -1);
+	lid_rec(&s, WIRE_SM_HERE, NIC_OP_LID_QUERY, WIRE_SM_LID, 1, NULL,
+		NIC_LID_PKT_LEN);
+	lid_rec(&s, WIRE_SM_HERE | WIRE_FROM_DEV1, NIC_OP_LID_QUERY, 9, 2,
+		NULL, NIC_LID_PKT_LEN);
+	lid_rec(&s, WIRE_SM_HERE | WIRE_TO_GROUP, NIC_OP_SM_QUERY, 0, 3, NULL,
+		NIC_LID_PKT_LEN);
+	lid_rec(&s, WIRE_TO_GROUP, NIC_OP_SM_QUERY, 0, 4, NULL,
+		NIC_LID_PKT_LEN);
+	lid_rec(&s, 1, NIC_OP_LID_QUERY, WIRE_SM_LID, 5, NULL,
+		NIC_LID_PKT_LEN);
+	save("wire", "lid-questions", &s);
+
+	seed_init(&s, -1);
+	lid_rec(&s, 0, NIC_OP_SM_REPLY, 0, 0x1234, NULL, NIC_LID_PKT_LEN);
+	lid_rec(&s, WIRE_FROM_DEV1, NIC_OP_SM_REPLY, 0, 0x1234, NULL,
+		NIC_LID_PKT_LEN);
+	lid_rec(&s, 0, NIC_OP_LID_REPLY, WIRE_SM_LID, 0x1234, thief,
+		NIC_LID_PKT_LEN);
+	lid_rec(&s, WIRE_TO_GROUP, NIC_OP_LID_REPLY, WIRE_SM_LID, 0x1234,
+		thief, NIC_LID_PKT_LEN);
+	lid_rec(&s, 0, NIC_OP_LID_REPLY, WIRE_SM_LID, 0x1234, thief,
+		NIC_LID_PKT_LEN - 1);
+	lid_rec(&s, WIRE_SM_HERE, NIC_OP_LID_QUERY, WIRE_SM_LID, 6, NULL,
+		NIC_LID_PKT_LEN + 1);
+	save("wire", "lid-answers", &s);
+}
+
 static void wire_seeds(void)
 {
 	struct sefa_pkt p;
@@ -973,6 +1035,7 @@ static void wire_seeds(void)
 		.dqpn = WIRE_RC_QPN };
 	wire_rec(&s, 0, &p, 0);
 	save("wire", "strangers", &s);
+	lid_seeds();
 }
 
 /* ---- sq ---- */

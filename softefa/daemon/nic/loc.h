@@ -203,8 +203,29 @@ bool nic_lid_learn(struct nic_lids *l, uint16_t lid, uint64_t tid,
 		   const uint8_t *from, const uint8_t *gid, uint64_t now);
 
 /* net.c: the sockets to other hosts, and the faults they inject */
+/*
+ * Where a LID is: SoftEFA's own packets, in the manufacturer-specific
+ * opcodes beyond SRD's (net.c, lid.c).  The search for the SM goes to every
+ * daemon on the link, at a multicast group of its own, and the SM answers
+ * from its GID; a question about a LID goes to the SM alone.  After BTH:
+ * the LID, two zero bytes, the transaction id and the GID that holds the
+ * LID, zero in questions, which are as long as answers so that no answer
+ * is larger than what drew it.
+ */
+#define NIC_OP_LID_QUERY	0xe0
+#define NIC_OP_LID_REPLY	0xe1
+#define NIC_OP_SM_QUERY		0xe2
+#define NIC_OP_SM_REPLY		0xe3
+#define NIC_LID_OFF_LID	12
+#define NIC_LID_OFF_TID	16
+#define NIC_LID_OFF_GID	24
+#define NIC_LID_PKT_LEN	(NIC_LID_OFF_GID + 16 + 4)
+struct sockaddr_in6;
 int nic_net_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt);
 unsigned int nic_net_poll(struct nic_engine *eng);
+void nic_net_deliver(struct nic_engine *eng, struct sefa_device *dev,
+		     const uint8_t *buf, size_t len,
+		     const struct sockaddr_in6 *from);
 void nic_net_read_none(struct sefa_daemon *d);
 bool nic_net_wait(struct sefa_daemon *d, int kick_fd, long ns);
 bool nic_net_heard(struct sefa_daemon *d, const uint8_t gid[16]);

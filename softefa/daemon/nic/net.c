@@ -29,23 +29,6 @@
 /* A MAD waits this long for the SM's word on its DLID. */
 #define LID_WAIT_NS	(10 * 1000 * 1000ULL)
 
-/*
- * Where a LID is: SoftEFA's own packets, in the manufacturer-specific
- * opcodes beyond SRD's (lid.c).  The search for the SM goes to every
- * daemon on the link, at a multicast group of its own, and the SM answers
- * from its GID; a question about a LID goes to the SM alone.  After BTH:
- * the LID, two zero bytes, the transaction id and the GID that holds the
- * LID, zero in questions, which are as long as answers so that no answer
- * is larger than what drew it.
- */
-#define OP_LID_QUERY	0xe0
-#define OP_LID_REPLY	0xe1
-#define OP_SM_QUERY	0xe2
-#define OP_SM_REPLY	0xe3
-#define LID_OFF_LID	12
-#define LID_OFF_TID	16
-#define LID_OFF_GID	24
-#define LID_PKT_LEN	(LID_OFF_GID + 16 + 4)
 /* ff02::5efa, link scope */
 static const uint8_t lid_group[16] = {
 	0xff, 0x02, [14] = 0x5e, [15] = 0xfa,
@@ -219,7 +202,12 @@ void sefa_net_close(struct sefa_daemon *d)
 	d->net = NULL;
 }
 
-int sefa_net_open(struct sefa_daemon *d)
+/*
+ * The wire's state with no socket yet: what nic_net_deliver() needs, so
+ * that the wire fuzz harness feeds it datagrams as the sockets would.
+ * sefa_net_close() frees it.
+ */
+int sefa_net_new(struct sefa_daemon *d)
 {
 	struct nic_net *n = calloc(1, sizeof(*n));
 	unsigned int i;
@@ -234,7 +222,20 @@ int sefa_net_open(struct sefa_daemon *d)
 	d->net = n;
 	ret = nic_lids_new(&n->lids);
 	if (ret)
-		goto err;
+		sefa_net_close(d);
+	return ret;
+}
+
+int sefa_net_open(struct sefa_daemon *d)
+{
+	struct nic_net *n;
+	unsigned int i;
+	int ret;
+
+	ret = sefa_net_new(d);
+	if (ret)
+		return ret;
+	n = d->net;
 	for (i = 0; i < d->ndev; i++) {
 		ret = sefa_netdev_gid_add(&d->netdev, d->dev[i].gid,
 					  &n->added[i]);
@@ -337,13 +338,13 @@ static uint64_t get_be64(const uint8_t *p)
 static void lid_pkt(uint8_t *buf, uint8_t op, uint16_t lid, uint64_t tid,
 		    const uint8_t *gid)
 {
-	memset(buf, 0, LID_PKT_LEN);
+	memset(buf, 0, NIC_LID_PKT_LEN);
 	buf[0] = op;
 	buf[2] = buf[3] = 0xff;		/* the default P_Key */
-	put_be16(buf + LID_OFF_LID, lid);
-	put_be64(buf + LID_OFF_TID, tid);
+	put_be16(buf + NIC_LID_OFF_LID, lid);
+	put_be64(buf + NIC_LID_OFF_TID, tid);
 	if (gid)
-		memcpy(buf + LID_OFF_GID, gid, 16);
+		memcpy(buf + NIC_LID_OFF_GID, gid, 16);
 }
 
 static void lid_send(struct sefa_daemon *d, int fd, const uint8_t gid[16],
@@ -352,7 +353,7 @@ static void lid_send(struct sefa_daemon *d, int fd, const uint8_t gid[16],
 	struct sockaddr_in6 to;
 
 	gid_sockaddr(d, gid, &to);
-	send_now(d, fd, &to, buf, LID_PKT_LEN);
+	send_now(d, fd, &to, buf, NIC_LID_PKT_LEN);
 }
 
 /*
@@ -371,10 +372,10 @@ static const uint8_t *lid_route(struct sefa_daemon *d, uint64_t now, int fd,
 		return d->sm_where(d, lid, n->sm_said) ? NULL : n->sm_said;
 	gid = nic_lid_route(n->lids, lid, now, &q);
 	if (q.what == NIC_LID_ASK_SM) {
-		lid_pkt(n->tx, OP_SM_QUERY, 0, q.tid, NULL);
+		lid_pkt(n->tx, NIC_OP_SM_QUERY, 0, q.tid, NULL);
 		lid_send(d, fd, lid_group, n->tx);
 	} else if (q.what == NIC_LID_ASK_LID) {
-		lid_pkt(n->tx, OP_LID_QUERY, lid, q.tid, NULL);
+		lid_pkt(n->tx, NIC_OP_LID_QUERY, lid, q.tid, NULL);
 		lid_send(d, fd, q.to, n->tx);
 	}
 	return gid;
@@ -397,7 +398,7 @@ static void lid_hello(struct sefa_daemon *d, uint64_t now)
 	nic_lid_route(n->lids, SEFA_SM_LID, now, &q);
 	if (q.what != NIC_LID_ASK_SM)
 		return;
-	lid_pkt(n->tx, OP_SM_QUERY, 0, q.tid, NULL);
+	lid_pkt(n->tx, NIC_OP_SM_QUERY, 0, q.tid, NULL);
 	for (i = 0; i < d->ndev; i++)
 		lid_send(d, n->fd[i], lid_group, n->tx);
 }
@@ -598,23 +599,23 @@ static int lid_answer(struct sefa_daemon *d, const uint8_t *buf,
 		      const struct sockaddr_in6 *from)
 {
 	struct nic_net *n = d->net;
-	uint64_t tid = get_be64(buf + LID_OFF_TID);
-	uint16_t lid = get_be16(buf + LID_OFF_LID);
+	uint64_t tid = get_be64(buf + NIC_LID_OFF_TID);
+	uint16_t lid = get_be16(buf + NIC_LID_OFF_LID);
 	uint8_t gid[16];
 
 	if (!d->sm_where || !d->ndev)
 		return SEFA_DROP_LID_NOT_SM;
-	if (buf[0] == OP_SM_QUERY) {
+	if (buf[0] == NIC_OP_SM_QUERY) {
 		/* a host that looks for the SM is one to sweep */
 		d->sm_candidate(d, (const uint8_t *)&from->sin6_addr);
-		lid_pkt(n->tx, OP_SM_REPLY, 0, tid, NULL);
+		lid_pkt(n->tx, NIC_OP_SM_REPLY, 0, tid, NULL);
 	} else {
 		if (d->sm_where(d, lid, gid))
 			return SEFA_DROP_LID_UNKNOWN;
-		lid_pkt(n->tx, OP_LID_REPLY, lid, tid, gid);
+		lid_pkt(n->tx, NIC_OP_LID_REPLY, lid, tid, gid);
 	}
 	/* from the GID the SM's port uses, the first device's */
-	send_now(d, n->fd[0], from, n->tx, LID_PKT_LEN);
+	send_now(d, n->fd[0], from, n->tx, NIC_LID_PKT_LEN);
 	return -1;
 }
 
@@ -633,29 +634,29 @@ static bool lid_recv(struct nic_engine *eng, const uint8_t *buf, size_t len,
 	uint64_t tid;
 	int why = -1;
 
-	if (len != LID_PKT_LEN || buf[0] < OP_LID_QUERY || buf[0] > OP_SM_REPLY)
+	if (len != NIC_LID_PKT_LEN || buf[0] < NIC_OP_LID_QUERY || buf[0] > NIC_OP_SM_REPLY)
 		return false;
-	lid = get_be16(buf + LID_OFF_LID);
-	tid = get_be64(buf + LID_OFF_TID);
+	lid = get_be16(buf + NIC_LID_OFF_LID);
+	tid = get_be64(buf + NIC_LID_OFF_TID);
 	switch (buf[0]) {
-	case OP_SM_QUERY:
-	case OP_LID_QUERY:
+	case NIC_OP_SM_QUERY:
+	case NIC_OP_LID_QUERY:
 		why = lid_answer(d, buf, from);
 		break;
-	case OP_SM_REPLY:
+	case NIC_OP_SM_REPLY:
 		if (!nic_lid_sm_found(n->lids, tid, gid)) {
 			why = SEFA_DROP_LID_UNASKED;
 			break;
 		}
 		lid_waits_run(d, eng->now, SEFA_SM_LID, gid);
 		break;
-	case OP_LID_REPLY:
-		if (!nic_lid_learn(n->lids, lid, tid, gid, buf + LID_OFF_GID,
+	case NIC_OP_LID_REPLY:
+		if (!nic_lid_learn(n->lids, lid, tid, gid, buf + NIC_LID_OFF_GID,
 				   eng->now)) {
 			why = SEFA_DROP_LID_UNASKED;
 			break;
 		}
-		lid_waits_run(d, eng->now, lid, buf + LID_OFF_GID);
+		lid_waits_run(d, eng->now, lid, buf + NIC_LID_OFF_GID);
 		break;
 	}
 	if (why >= 0)
@@ -702,9 +703,13 @@ static bool mad_recv(struct nic_engine *eng, struct sefa_device *dev,
 	return true;
 }
 
-static void deliver(struct nic_engine *eng, struct sefa_device *dev,
-		    const uint8_t *buf, size_t len,
-		    const struct sockaddr_in6 *from)
+/*
+ * A datagram from @from, to device @dev's socket or (@dev NULL) the link's
+ * LID group's: the one way in, for the sockets and the wire fuzz harness.
+ */
+void nic_net_deliver(struct nic_engine *eng, struct sefa_device *dev,
+		     const uint8_t *buf, size_t len,
+		     const struct sockaddr_in6 *from)
 {
 	struct sefa_daemon *d = eng->d;
 	struct sefa_pkt pkt;
@@ -780,8 +785,8 @@ unsigned int nic_net_poll(struct nic_engine *eng)
 				wire_drop(d, SEFA_DROP_TRUNCATED);
 				continue;
 			}
-			deliver(eng, i < d->ndev ? &d->dev[i] : NULL, n->rx[k],
-				msg[k].msg_len, &from[k]);
+			nic_net_deliver(eng, i < d->ndev ? &d->dev[i] : NULL,
+					n->rx[k], msg[k].msg_len, &from[k]);
 		}
 		work += got > 0 ? got : 0;
 	}

@@ -10,6 +10,7 @@
 #include "verbs/verbs.h"
 
 /* net.c: the wire to other hosts, before the engine starts, after it stops */
+int sefa_net_new(struct sefa_daemon *d);
 int sefa_net_open(struct sefa_daemon *d);
 void sefa_net_close(struct sefa_daemon *d);
 int sefa_net_mad_xmit(struct sefa_daemon *d, const struct sefa_mad_frame *f);
