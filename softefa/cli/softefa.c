@@ -42,6 +42,13 @@
 
 static char run_dir[SEFA_RUN_DIR_MAX + 1];
 
+/*
+ * How long stop and start wait for softefad to go or come, and a command
+ * for its answer: a loaded or flooded machine is slow.
+ */
+#define DAEMON_WAIT_MS 60000
+#define CONTROL_WAIT_S 30
+
 /* Where run_dir came from, for the hint when no host is there. */
 static enum {
 	RUN_DIR_DEFAULT,
@@ -257,6 +264,10 @@ static void no_daemon(int err)
 		fprintf(stderr,
 			"softefa: only root or the user who started it may do that to the softefad in %s\n",
 			run_dir);
+	else if (err == EAGAIN)
+		fprintf(stderr,
+			"softefa: the softefad in %s did not answer within %d s\n",
+			run_dir, CONTROL_WAIT_S);
 	else
 		fprintf(stderr, "softefa: the softefad in %s does not answer: %s\n",
 			run_dir, strerror(err));
@@ -264,13 +275,14 @@ static void no_daemon(int err)
 
 /*
  * One control request.  Returns the reply text (malloc'd) or NULL with
- * errno set; never waits more than a few seconds for a sick daemon.
+ * errno set (EAGAIN: no answer in time); never waits more than
+ * CONTROL_WAIT_S for a sick daemon.
  */
 static char *control(uint32_t what)
 {
 	struct sefa_req req = { .op = SEFA_OP_CTL,
 				.version = SEFA_PROTO_VERSION, .arg = what };
-	struct timeval tv = { .tv_sec = 5 };
+	struct timeval tv = { .tv_sec = CONTROL_WAIT_S };
 	struct sefa_reply *r;
 	char *buf;
 	ssize_t n;
@@ -344,9 +356,6 @@ static int cmd_stats(const struct command *cmd, int argc, char **argv)
 		return ret;
 	return find_run_dir(false) ?: show(SEFA_CTL_STATS);
 }
-
-/* How long stop and start wait for softefad: a loaded machine is slow. */
-#define DAEMON_WAIT_MS 60000
 
 /*
  * stop of a daemon that died: what it left goes but its log, which says

@@ -455,24 +455,40 @@ static int parse_args(struct sefa_daemon *d, struct start_opts *o, int argc,
 	return check_opts(d, o) ?: -1;
 }
 
+/* How long a start waits for a daemon that is stopping there to go. */
+#define MUTE_WAIT_MS 20000
+
 /*
  * The run directory is ours now: what a dead daemon left there goes, and
  * our pid file, made exclusively, keeps a second daemon out from here on.
  */
 static int run_dir_claim(const struct sefa_daemon *d)
 {
+	enum sefa_host_state state;
 	pid_t pid;
 	int ret;
 
-	switch (sefa_host_state(d->run_dir, &pid)) {
+	state = sefa_host_state(d->run_dir, &pid);
+	/*
+	 * A daemon that lives but does not answer is most likely stopping:
+	 * it removes its socket first and its pid file last.
+	 */
+	if (state == SEFA_HOST_MUTE) {
+		fprintf(stderr,
+			"softefad: softefad (pid %d) in %s does not answer; waiting up to %d s for it to stop\n",
+			(int)pid, d->run_dir, MUTE_WAIT_MS / 1000);
+		if (sefa_wait_daemon_gone(d->run_dir, pid, MUTE_WAIT_MS))
+			state = sefa_host_state(d->run_dir, &pid);
+	}
+	switch (state) {
 	case SEFA_HOST_LIVE:
 		fprintf(stderr, "softefad: a softefad already runs in %s\n",
 			d->run_dir);
 		return -EADDRINUSE;
 	case SEFA_HOST_MUTE:
 		fprintf(stderr,
-			"softefad: softefad (pid %d) still owns %s, though it does not answer\n",
-			(int)pid, d->run_dir);
+			"softefad: softefad (pid %d) still owns %s, though it has not answered for %d s\n",
+			(int)pid, d->run_dir, MUTE_WAIT_MS / 1000);
 		return -EBUSY;
 	case SEFA_HOST_DEAD:
 		if (pid)

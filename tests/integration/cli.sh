@@ -227,6 +227,23 @@ done
 mv "$OUT/softefad.sock" "$RUN/softefad.sock"
 stop_host
 
+echo "== a start waits for a daemon that is stopping there"
+start_host
+pid=$(cat "$RUN/softefad.pid")
+# stopping: its socket gone first, its pid file last, after a while
+mv "$RUN/softefad.sock" "$OUT/softefad.sock"
+(sleep 2; kill -TERM "$pid") &
+stopper=$!
+run sefa start
+wait "$stopper"
+expect 0 "serves $RUN" \
+	"softefad \(pid $pid\) in $RUN does not answer; waiting up to 20 s for it to stop" \
+	"start beside a stopping daemon"
+[ "$(cat "$RUN/softefad.pid")" != "$pid" ] || fail "the old daemon's pid file stayed"
+sefa status >/dev/null || fail "no daemon after a start that waited"
+rm -f "$OUT/softefad.sock"
+stop_host
+
 echo "== a start on a full disk leaves nothing"
 mkdir "$FULL"
 mount -t tmpfs -o size=1M softefa-cli-full "$FULL" || fail "cannot mount a tmpfs"

@@ -34,13 +34,17 @@ fail() {
 # the run directory, shown when the test failed (RC non-zero); under
 # ASan/UBSan its reports land there too: then non-zero.
 host_down() {
-	local log=$RUN/softefad.log
+	local log=$RUN/softefad.log out
 
 	if [ "$1" -ne 0 ] && [ -s "$log" ]; then
 		echo "--- softefad.log${NETNS:+ of $NETNS}" >&2
 		cat "$log" >&2
 	fi
-	sefa stop >/dev/null 2>&1 || true
+	# a stop that fails is worth a word, unless nothing ran
+	out=$(sefa stop 2>&1 >/dev/null) || case $out in
+		*"no softefad is running"*) ;;
+		*) echo "host_down: softefa stop${NETNS:+ in $NETNS}: $out" >&2 ;;
+		esac
 	if grep -Eq "Sanitizer|runtime error" "$log" 2>/dev/null; then
 		echo "FAIL: softefad${NETNS:+ of $NETNS} reported:" >&2
 		cat "$log" >&2
