@@ -48,7 +48,9 @@ install_packages() {
 # loaded or freshly booted machine nobody knows.  Tries come quickly at
 # first, then every 0.2 s.  When time is up, it says on stderr what it
 # waited for and for how long, and returns 1.  CMD runs as a condition,
-# where set -e does not apply: it must return non-zero itself.
+# where set -e does not apply: it must return non-zero itself.  Only CMD
+# runs again at each try: what changes belongs inside it (a function), not
+# in an argument's $(...), which the shell expands once, before the wait.
 wait_for() {
 	local limit=$1 what=$2 t0 us tries=1 p=0
 	local -a pause=(0.01 0.02 0.05 0.1 0.2)

@@ -32,6 +32,15 @@ drop() {
 	hsefa "$1" stats | awk -v r="$2" '$1 == "wire" && $2 == "drops" {
 		for (i = 3; i < NF; i++) if ($i == r) print $(i + 1) }'
 }
+# datagrams to port 4791 (0x12b7) the kernel of host $1 dropped, its
+# sockets' buffers full: a flood on a busy machine loses some before the
+# daemon could count them
+udp_drops() {
+	ip netns exec "$(hns "$1")" awk '$2 ~ /:12B7$/ { n += $NF }
+		END { print n + 0 }' /proc/net/udp6
+}
+# host $1 dropped a datagram for reason $2
+dropped() { [ "$(drop "$1" "$2")" -gt 0 ]; }
 hwm() { awk '/^VmHWM/ { print $2 }' "/proc/$(cat "$(hdir "$1")/softefad.pid")/status"; }
 gid_hex() { gid_full "$1" | tr -d :; }
 
@@ -76,8 +85,7 @@ pma_resp=$(mad_hdr 4 0x81 0x12)
 	done
 ) &
 forger=$!
-wait_for 10 "host 2 to drop forged LID replies" \
-	test "$(drop 2 lid_unasked)" -gt 0 ||
+wait_for 30 "host 2 to drop forged LID replies" dropped 2 lid_unasked ||
 	fail "host 2 counts no lid_unasked: $(hsefa 2 stats)"
 PAIR_SERVER_HOST=1 PAIR_CLIENT_HOST=2 PORT=18520 hosts_pair ours ours \
 	ibv_rc_pingpong -p 18520 -n 50 -s 4096 -e -c ||
@@ -94,7 +102,7 @@ echo "forged LID replies dropped by host 2: $(drop 2 lid_unasked)"
 # The SM's sweep, as the stranger sees it on the group: its TID is at byte
 # 80 of the IPv6 packet (IPv6, UDP, BTH, DETH, ImmDt, 8 bytes of MAD).
 sweep_tid() {
-	ip netns exec "$(hns "$X")" timeout 10 tcpdump -c 1 -x -i eth0 \
+	ip netns exec "$(hns "$X")" timeout 30 tcpdump -c 1 -x -i eth0 \
 		"dst ff02::5efa and udp port 4791 and ip6[48] == 0x65" \
 		2>/dev/null | awk '/0x/ { for (i = 2; i <= NF; i++) printf "%s", $i }' |
 		cut -c161-176
@@ -108,7 +116,7 @@ node_info=$(mad_hdr 1 0x81 0x11 "$tid")$(printf '%080d' 0)
 node_info+=0101010100000000000000000000000000000000${guid2:16:16}
 
 # the floods, with softefa stats answering during them
-hwm1=$(hwm 1) hwm2=$(hwm 2)
+hwm1=$(hwm 1) hwm2=$(hwm 2) lost1=$(udp_drops 1)
 forge --to "$to1" --count 1100 --mad "$node_info" --random-slid --random-tid \
 	--dlid 1 --dqpn 0 --qkey 0 &
 f1=$!
@@ -118,17 +126,20 @@ forge --to "$to1" --count 8000 --mad "$pma_resp" --random-slid --dlid "$L1" \
 	--random-tid &
 f3=$!
 for i in 1 2; do
-	timeout 5 "$SOFTEFA" --run-dir "$(hdir $i)" stats >/dev/null ||
-		fail "host $i: softefa stats did not answer during the flood"
+	timeout 20 "$SOFTEFA" --run-dir "$(hdir $i)" stats >/dev/null ||
+		fail "host $i: softefa stats did not answer within 20 s during the flood"
 done
 wait "$f1" && wait "$f2" && wait "$f3" || fail "wire_forge's flood"
 echo "peak RSS (kB) host 1 $hwm1 -> $(hwm 1), host 2 $hwm2 -> $(hwm 2)"
 [ $(($(hwm 1) - hwm1)) -lt 2048 ] || fail "host 1 grew: $hwm1 -> $(hwm 1) kB"
 [ $(($(hwm 2) - hwm2)) -lt 2048 ] || fail "host 2 grew: $hwm2 -> $(hwm 2) kB"
-[ "$(drop 1 sweep_unasked)" -ge 1000 ] ||
-	fail "the SM counts too few sweep_unasked: $(hsefa 1 stats)"
-[ "$(drop 1 mad_unasked)" -ge 8000 ] ||
-	fail "host 1 counts too few mad_unasked: $(hsefa 1 stats)"
+# every forgery that reached the daemon is counted
+lost1=$(($(udp_drops 1) - lost1))
+[ "$(drop 1 sweep_unasked)" -ge $((1000 - lost1)) ] ||
+	fail "the SM counts too few sweep_unasked ($lost1 lost before it): $(hsefa 1 stats)"
+[ "$(drop 1 mad_unasked)" -ge $((8000 - lost1)) ] ||
+	fail "host 1 counts too few mad_unasked ($lost1 lost before it): $(hsefa 1 stats)"
+echo "host 1's kernel dropped $lost1 datagrams of the flood, its sockets full"
 echo "the SM's drops: $(hsefa 1 stats | grep "^wire drops")"
 
 # a host started after the floods joins; the SA's paths are the real ones
