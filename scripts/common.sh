@@ -21,6 +21,11 @@ PACKAGING_PACKAGES=(
 	build-essential debhelper dpkg-dev lintian rpm
 )
 
+# What building the current upstream stack (tests/upstream) needs on top.
+UPSTREAM_PACKAGES=(
+	libudev-dev autoconf automake libtool
+)
+
 # install_packages [extra package...]: PACKAGES and these, where missing.
 install_packages() {
 	local missing=() p

@@ -1,0 +1,106 @@
+#!/bin/bash
+# build.sh [rdma-core|libfabric|fabtests|all]: build the current upstream EFA
+# stack (rdma-core v64, libfabric 2.x, fabtests) from the source archives in
+# ../shared/upstream once, and print the prefix it is installed in.
+#
+# The result is cached outside the checkout, in $SEFA_UPSTREAM_CACHE
+# (/var/cache/softefa-upstream), under the archives' checksums: a new archive
+# builds anew, a second checkout reuses the first one's build.  A lock keeps
+# two tests from building at once.  Exit 77 (skip) when the archives are
+# absent, saying where they were looked for.
+#
+# Prints on stdout one line: the prefix P, with P/rdma-core (libibverbs,
+# libefa, their tools, pkg-config files) and P/libfabric (libfabric and
+# fabtests).  The build's own output goes to P/*.log.
+set -euo pipefail
+. "$(dirname "$0")/../../scripts/common.sh"
+
+want=${1:-all}
+SRC=${SEFA_UPSTREAM_DIR:-$TOP/../shared/upstream}
+CACHE=${SEFA_UPSTREAM_CACHE:-/var/cache/softefa-upstream}
+RDMA=rdma-core-64.0.tar.xz
+FABRIC=libfabric-2.6.0.tar.xz
+
+case $want in
+rdma-core | libfabric | fabtests | all) ;;
+*)
+	echo "usage: $0 [rdma-core|libfabric|fabtests|all]" >&2
+	exit 2
+	;;
+esac
+for f in "$RDMA" "$FABRIC"; do
+	if [ ! -r "$SRC/$f" ]; then
+		echo "SKIP: no $SRC/$f (set SEFA_UPSTREAM_DIR to the folder" \
+			"with the upstream archives)" >&2
+		exit 77
+	fi
+done
+
+install_packages "${UPSTREAM_PACKAGES[@]}" >&2
+
+sum() { sha256sum "$SRC/$1" | cut -c1-16; }
+P=$CACHE/$(sum "$RDMA")-$(sum "$FABRIC")
+mkdir -p "$P"
+exec 9>"$P/.lock"
+# one build at a time; a cold build of all three takes about 8 minutes
+# on 2 cores, and much longer on a loaded machine
+if ! timeout 3600 flock 9; then
+	echo "another build of $P held its lock for an hour" >&2
+	exit 1
+fi
+
+# step NAME CMD...: run the build step NAME once; its log in $P/NAME.log
+step() {
+	local name=$1
+	shift
+	[ -e "$P/.$name.done" ] && return 0
+	echo "== building upstream $name into $P (log: $P/$name.log)" >&2
+	if ! "$@" >"$P/$name.log" 2>&1; then
+		echo "building upstream $name failed; the end of $P/$name.log:" >&2
+		tail -20 "$P/$name.log" >&2
+		exit 1
+	fi
+	touch "$P/.$name.done"
+}
+
+unpack() {
+	local dir=$P/src/$2
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	tar -xJf "$SRC/$1" -C "$dir" --strip-components=1
+}
+
+build_rdma_core() {
+	unpack "$RDMA" rdma-core
+	cmake -S "$P/src/rdma-core" -B "$P/src/rdma-core/build" \
+		-DNO_PYVERBS=1 -DNO_MAN_PAGES=1 \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DCMAKE_INSTALL_PREFIX="$P/rdma-core" &&
+		cmake --build "$P/src/rdma-core/build" -j"$(nproc)" &&
+		cmake --install "$P/src/rdma-core/build"
+}
+
+build_libfabric() {
+	unpack "$FABRIC" libfabric
+	cd "$P/src/libfabric"
+	./autogen.sh
+	./configure --prefix="$P/libfabric" --enable-efa="$P/rdma-core" \
+		--enable-shm --disable-verbs --disable-psm3 --disable-psm2 \
+		--disable-usnic --disable-opx --disable-cxi --disable-ucx \
+		--disable-lpp --disable-static
+	make -j"$(nproc)" install
+}
+
+build_fabtests() {
+	cd "$P/src/libfabric/fabtests"
+	./autogen.sh
+	./configure --prefix="$P/libfabric" --with-libfabric="$P/libfabric"
+	make -j"$(nproc)" install
+}
+
+step rdma-core build_rdma_core
+if [ "$want" != rdma-core ]; then
+	step libfabric build_libfabric
+	[ "$want" = libfabric ] || step fabtests build_fabtests
+fi
+echo "$P"
