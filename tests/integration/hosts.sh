@@ -109,6 +109,35 @@ hstat() {
 	fi
 }
 
+# hdrops I REASON: what host I's wire dropped for REASON (softefa stats)
+hdrops() {
+	hsefa "$1" stats | awk -v r="$2" '$1 == "wire" && $2 == "drops" {
+		for (i = 3; i < NF; i++) if ($i == r) print $(i + 1) }'
+}
+
+# hdaemon_kb I FIELD: a figure in kB (VmHWM, VmRSS) of host I's softefad
+hdaemon_kb() {
+	awk -v k="$2:" '$1 == k { print $2 }' \
+		"/proc/$(cat "$(hdir "$1")/softefad.pid")/status"
+}
+
+# hgrew_less I BEFORE LIMIT WHAT: host I's softefad's peak RSS grew by less
+# than LIMIT kB since it was BEFORE kB.  A sanitizer's allocator keeps
+# freed memory in quarantine, so its figure says nothing of the daemon's
+# tables: there it is only printed.
+hgrew_less() {
+	local now
+
+	now=$(hdaemon_kb "$1" VmHWM)
+	echo "$4: host $1's softefad peak RSS $2 -> $now kB"
+	if sanitized; then
+		echo "($4: a sanitizer build; the bound of $3 kB is checked without it)"
+		return 0
+	fi
+	[ $((now - $2)) -lt "$3" ] ||
+		fail "$4: host $1's softefad grew from $2 to $now kB, by $3 kB or more"
+}
+
 # hosts_ll_ready I: eth0 of host I has a link-local address that DAD is
 # done with, now kept in HOSTS_LL[I]
 hosts_ll_ready() {

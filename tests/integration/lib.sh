@@ -20,6 +20,11 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 # for one call, so that every helper serves any of its hosts.
 NETNS=
 
+# the build under test has ASan and UBSan in it
+sanitized() {
+	grep -q '^ENABLE_SANITIZERS:BOOL=ON$' "$BUILD/CMakeCache.txt"
+}
+
 # softefa ARGS... on that host
 sefa() {
 	${NETNS:+ip netns exec "$NETNS"} "$SOFTEFA" --run-dir "$RUN" "$@"

@@ -27,11 +27,6 @@ X=${HOSTS_BARE[-1]}
 XLL=$(hll "$X")
 mad() { on_host "$1" timeout 60 "$SOFTEFA" --run-dir "$(hdir "$1")" exec -- "${@:2}"; }
 forge() { ip netns exec "$(hns "$X")" "$FORGE" "$@" >/dev/null; }
-# drop I REASON: host I's count of wire drops for REASON
-drop() {
-	hsefa "$1" stats | awk -v r="$2" '$1 == "wire" && $2 == "drops" {
-		for (i = 3; i < NF; i++) if ($i == r) print $(i + 1) }'
-}
 # datagrams to port 4791 (0x12b7) the kernel of host $1 dropped, its
 # sockets' buffers full: a flood on a busy machine loses some before the
 # daemon could count them
@@ -40,8 +35,7 @@ udp_drops() {
 		END { print n + 0 }' /proc/net/udp6
 }
 # host $1 dropped a datagram for reason $2
-dropped() { [ "$(drop "$1" "$2")" -gt 0 ]; }
-hwm() { awk '/^VmHWM/ { print $2 }' "/proc/$(cat "$(hdir "$1")/softefad.pid")/status"; }
+dropped() { [ "$(hdrops "$1" "$2")" -gt 0 ]; }
 gid_hex() { gid_full "$1" | tr -d :; }
 
 L1=$(hlid 1) L2=$(hlid 2)
@@ -97,7 +91,7 @@ kill -INT "$tcpdump_pid"
 wait "$tcpdump_pid" || fail "tcpdump: $(cat "$RUN/tcpdump.err")"
 n=$(tcpdump -r "$cap" 2>/dev/null | wc -l)
 [ "$n" -eq 0 ] || fail "the stranger received $n large packets: $(tcpdump -nr "$cap" 2>/dev/null | head)"
-echo "forged LID replies dropped by host 2: $(drop 2 lid_unasked)"
+echo "forged LID replies dropped by host 2: $(hdrops 2 lid_unasked)"
 
 # The SM's sweep, as the stranger sees it on the group: its TID is at byte
 # 80 of the IPv6 packet (IPv6, UDP, BTH, DETH, ImmDt, 8 bytes of MAD).
@@ -116,7 +110,7 @@ node_info=$(mad_hdr 1 0x81 0x11 "$tid")$(printf '%080d' 0)
 node_info+=0101010100000000000000000000000000000000${guid2:16:16}
 
 # the floods, with softefa stats answering during them
-hwm1=$(hwm 1) hwm2=$(hwm 2) lost1=$(udp_drops 1)
+hwm1=$(hdaemon_kb 1 VmHWM) hwm2=$(hdaemon_kb 2 VmHWM) lost1=$(udp_drops 1)
 forge --to "$to1" --count 1100 --mad "$node_info" --random-slid --random-tid \
 	--dlid 1 --dqpn 0 --qkey 0 &
 f1=$!
@@ -130,14 +124,13 @@ for i in 1 2; do
 		fail "host $i: softefa stats did not answer within 20 s during the flood"
 done
 wait "$f1" && wait "$f2" && wait "$f3" || fail "wire_forge's flood"
-echo "peak RSS (kB) host 1 $hwm1 -> $(hwm 1), host 2 $hwm2 -> $(hwm 2)"
-[ $(($(hwm 1) - hwm1)) -lt 2048 ] || fail "host 1 grew: $hwm1 -> $(hwm 1) kB"
-[ $(($(hwm 2) - hwm2)) -lt 2048 ] || fail "host 2 grew: $hwm2 -> $(hwm 2) kB"
+hgrew_less 1 "$hwm1" 2048 "the floods"
+hgrew_less 2 "$hwm2" 2048 "the floods"
 # every forgery that reached the daemon is counted
 lost1=$(($(udp_drops 1) - lost1))
-[ "$(drop 1 sweep_unasked)" -ge $((1000 - lost1)) ] ||
+[ "$(hdrops 1 sweep_unasked)" -ge $((1000 - lost1)) ] ||
 	fail "the SM counts too few sweep_unasked ($lost1 lost before it): $(hsefa 1 stats)"
-[ "$(drop 1 mad_unasked)" -ge $((8000 - lost1)) ] ||
+[ "$(hdrops 1 mad_unasked)" -ge $((8000 - lost1)) ] ||
 	fail "host 1 counts too few mad_unasked ($lost1 lost before it): $(hsefa 1 stats)"
 echo "host 1's kernel dropped $lost1 datagrams of the flood, its sockets full"
 echo "the SM's drops: $(hsefa 1 stats | grep "^wire drops")"
