@@ -45,7 +45,10 @@ if [ "${1:-}" = --inside ]; then
 	rc=0
 	bash -eE -o pipefail -c "$script" || rc=$?
 	[ "$rc" -eq 0 ] || exit "$rc"
-	if left=$(pgrep -a softefad); then
+	# a zombie is a daemon that went, its parent (this shell, init of
+	# the namespace) not yet told
+	left=$(ps -eo pid=,stat=,args= | awk '$2 !~ /^Z/ && $3 ~ /softefad/')
+	if [ -n "$left" ]; then
 		echo "readme: the block left a daemon running:" >&2
 		echo "$left" >&2
 		rc=1

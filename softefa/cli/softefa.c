@@ -407,7 +407,7 @@ static int cmd_stop(const struct command *cmd, int argc, char **argv)
 		return 1;
 	}
 	free(text);
-	if (pid > 0 && !sefa_wait_daemon_gone(run_dir, pid, DAEMON_WAIT_MS)) {
+	if (pid > 0 && !sefa_wait_daemon_gone(pid, DAEMON_WAIT_MS)) {
 		fprintf(stderr,
 			"softefa: softefad (pid %d) did not stop within %d s\n",
 			(int)pid, DAEMON_WAIT_MS / 1000);

@@ -33,11 +33,10 @@ enum sefa_host_state sefa_host_state(const char *dir, pid_t *pid);
 int sefa_run_dir_clear(const char *dir);
 
 /*
- * Wait up to @ms milliseconds, by the clock, until @pid is gone or no
- * longer named by @dir's pid file (the daemon removes it last); a zombie
- * nobody reaped yet counts as gone.  True when it went.
+ * Wait up to @ms milliseconds, by the clock, until the softefad @pid is
+ * gone; a zombie nobody reaped yet counts as gone.  True when it went.
  */
-bool sefa_wait_daemon_gone(const char *dir, pid_t pid, int ms);
+bool sefa_wait_daemon_gone(pid_t pid, int ms);
 
 /* CLOCK_MONOTONIC in milliseconds, for deadlines. */
 int64_t sefa_now_ms(void);

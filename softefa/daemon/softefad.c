@@ -477,7 +477,7 @@ static int run_dir_claim(const struct sefa_daemon *d)
 		fprintf(stderr,
 			"softefad: softefad (pid %d) in %s does not answer; waiting up to %d s for it to stop\n",
 			(int)pid, d->run_dir, MUTE_WAIT_MS / 1000);
-		if (sefa_wait_daemon_gone(d->run_dir, pid, MUTE_WAIT_MS))
+		if (sefa_wait_daemon_gone(pid, MUTE_WAIT_MS))
 			state = sefa_host_state(d->run_dir, &pid);
 	}
 	switch (state) {
