@@ -121,17 +121,27 @@ static inline int dev_rc_to_rtr(struct ibv_qp *qp, uint32_t dqpn,
 			     IBV_QP_MIN_RNR_TIMER);
 }
 
-/* RTR to RTS, @rnr_retry retries for a receiver not ready. */
-static inline int dev_rc_to_rts(struct ibv_qp *qp, uint8_t rnr_retry)
+/*
+ * RTR to RTS, @rnr_retry retries for a receiver not ready, 7 for a lost
+ * packet, each after 4.096 us << @timeout.
+ */
+static inline int dev_rc_to_rts_timeout(struct ibv_qp *qp, uint8_t rnr_retry,
+					uint8_t timeout)
 {
 	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTS, .timeout = 14, .retry_cnt = 7,
+		.qp_state = IBV_QPS_RTS, .timeout = timeout, .retry_cnt = 7,
 		.rnr_retry = rnr_retry, .sq_psn = 0, .max_rd_atomic = 1,
 	};
 
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
 			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* RTR to RTS, a lost packet retried after 67 ms */
+static inline int dev_rc_to_rts(struct ibv_qp *qp, uint8_t rnr_retry)
+{
+	return dev_rc_to_rts_timeout(qp, rnr_retry, 14);
 }
 
 /*

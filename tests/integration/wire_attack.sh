@@ -110,11 +110,14 @@ hosts_restart --profile extended --wire
 # QPs answer nothing; resumed on the way out whatever happens
 daemon_signal() { kill "-$2" "$(cat "$(hdir "$1")/softefad.pid")"; }
 
+# The client retries a lost packet 7 times, each after 1.07 s (timeout
+# 18): the forged ACKs must come while it still waits for real ones, and
+# on a loaded machine wire_forge takes more than the default's 0.5 s.
 for mode in rc-lid rc; do
 	wv_bg 1 "$RUN/$mode.server" "$mode" -n 100000000 -p "$PORT"
 	server=$!
 	on_host 1 wait_listen "$PORT" || fail "$mode server: $(cat "$RUN/$mode.server")"
-	wv_bg 2 "$RUN/$mode.client" "$mode" -n 100000000 -p "$PORT" "$(haddr 1)"
+	wv_bg 2 "$RUN/$mode.client" "$mode" -n 100000000 -p "$PORT" -t 18 "$(haddr 1)"
 	client=$!
 	cqpn=$(qpn_of "$RUN/$mode.client")
 	under_way() { [ "$(hstat 2 tx_pkts)" -ge 2000 ]; }

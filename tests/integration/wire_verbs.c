@@ -19,7 +19,8 @@
  *
  *  - rc, rc-lid (extended profile): as srd, on an RC connection by GID
  *    or by LID, with no RDMA; a send that fails ends the client with its
- *    status.
+ *    status.  -t sets the QP's timeout (14: a lost packet is retried 7
+ *    times, each after 67 ms).
  * Each side prints "qpn N" once its QP is there (and, on RC, connected:
  * its PSNs start at 0, one a message), for a test that forges packets.
  *
@@ -66,6 +67,7 @@ struct ctx {
 	enum mode mode;
 	bool srd;
 	bool rc;
+	uint8_t timeout;		/* RC: 4.096 us << timeout per try */
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
@@ -192,7 +194,7 @@ static void rc_connect(struct ctx *c, const struct side *peer)
 		av.grh.dgid = peer->gid;
 		av.grh.hop_limit = 1;
 	}
-	if (dev_rc_to_rtr(c->qp, peer->qpn, &av) || dev_rc_to_rts(c->qp, 7))
+	if (dev_rc_to_rtr(c->qp, peer->qpn, &av) || dev_rc_to_rts_timeout(c->qp, 7, c->timeout))
 		die("RC connect");
 }
 
@@ -471,16 +473,19 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], modes[m]))
 			break;
 	if (argc < 2 || m == sizeof(modes) / sizeof(modes[0])) {
-		fprintf(stderr, "usage: wire_verbs srd|ud|rc|rc-lid [-n N] [-p PORT] [SERVER]\n");
+		fprintf(stderr, "usage: wire_verbs srd|ud|rc|rc-lid [-n N] [-p PORT] [-t RC_TIMEOUT] [SERVER]\n");
 		return 2;
 	}
 	c.mode = m;
 	c.srd = m == MODE_SRD;
 	c.rc = m == MODE_RC || m == MODE_RC_LID;
 	optind = 2;
-	while ((opt = getopt(argc, argv, "n:p:u:")) != -1) {
+	c.timeout = 14;
+	while ((opt = getopt(argc, argv, "n:p:t:u:")) != -1) {
 		if (opt == 'n')
 			n = strtoul(optarg, NULL, 0);
+		else if (opt == 't')
+			c.timeout = strtoul(optarg, NULL, 0);
 		else if (opt == 'p')
 			port = optarg;
 		else if (opt == 'u')
