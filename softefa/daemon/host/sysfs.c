@@ -125,7 +125,7 @@ static int port_tree(const struct sefa_device *dev, const char *sys,
 	PUT(sys, port, "sm_sl", "0");
 	PUT(sys, port, "state", "4: ACTIVE");
 	PUT(sys, port, "phys_state", "5: LinkUp");
-	PUT(sys, port, "rate", "100 Gb/sec (4X EDR)");
+	PUT(sys, port, "rate", "%s", sefa_link_rate_str(p->link_gbps));
 	PUT(sys, port, "cap_mask", "0x%08x", dev->cap_mask);
 	PUT(sys, port, "link_layer", "%s",
 	    p->link_layer == 1 ? "InfiniBand" : "Unknown");
