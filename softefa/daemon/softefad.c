@@ -235,14 +235,19 @@ static void serve(struct sefa_daemon *d, int lfd)
 	};
 
 	for (;;) {
-		int fd;
+		int fd, n;
 
-		if (poll(pfd, 3, -1) < 0) {
+		/* awake at least as often as hw_counters are to be current */
+		n = poll(pfd, 3, SEFA_HW_COUNTERS_LIFESPAN_MS);
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			perror("softefad: poll");
 			return;
 		}
+		sefa_sysfs_counters_refresh(d);
+		if (!n)
+			continue;
 		if (pfd[1].revents)
 			return;
 		if (pfd[2].revents & POLLIN) {

@@ -77,6 +77,8 @@ struct sefa_counters {
 	uint64_t errors;	/* error completions */
 	uint64_t rdma_reads;	/* RDMA reads requested, completed */
 	uint64_t rdma_writes;	/* RDMA writes requested, completed */
+	uint64_t rdma_read_bytes;	/* their bytes */
+	uint64_t rdma_write_bytes;
 	uint64_t retransmits;	/* packets sent again after no answer */
 	uint64_t dup_drops;	/* packets that came twice, not delivered twice */
 };
@@ -128,6 +130,7 @@ struct sefa_device {
 	unsigned int mr_hint;
 	struct sefa_cq *armable;	/* CQs the engine watches for arms */
 	struct sefa_counters cnt;
+	struct sefa_counters hw_shown;	/* in sysfs hw_counters, main thread's */
 };
 
 enum sefa_abi_mode {
@@ -306,6 +309,9 @@ int sefa_sysfs_create(const struct sefa_daemon *d);
 int sefa_sysfs_port_update(const struct sefa_daemon *d,
 			   const struct sefa_device *dev);
 void sefa_sysfs_remove(const struct sefa_daemon *d);
+/* How often, in ms, hw_counters are brought up to date (their lifespan). */
+#define SEFA_HW_COUNTERS_LIFESPAN_MS	100
+void sefa_sysfs_counters_refresh(struct sefa_daemon *d);
 
 /* device.c */
 int sefa_devices_init(struct sefa_daemon *d, unsigned int ndev);
