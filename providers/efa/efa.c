@@ -28,6 +28,7 @@ static const struct verbs_match_ent efa_match_table[] = {
 	EFA_PCI_MATCH(0xefa1),
 	EFA_PCI_MATCH(0xefa2),
 	EFA_PCI_MATCH(0xefa3),
+	EFA_PCI_MATCH(0xefa4),
 	{ .kind = VERBS_MATCH_SENTINEL },
 };
 

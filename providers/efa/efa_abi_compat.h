@@ -18,6 +18,15 @@
 #ifndef EFA_QUERY_DEVICE_CAPS_RDMA_WRITE
 #define EFA_QUERY_DEVICE_CAPS_RDMA_WRITE (1 << 5)
 #endif
+#ifndef EFA_QUERY_DEVICE_CAPS_DATA_POLLING_128
+#define EFA_QUERY_DEVICE_CAPS_DATA_POLLING_128 (1 << 4)
+#endif
+#ifndef EFA_QUERY_DEVICE_CAPS_UNSOLICITED_WRITE_RECV
+#define EFA_QUERY_DEVICE_CAPS_UNSOLICITED_WRITE_RECV (1 << 6)
+#endif
+#ifndef EFA_QUERY_DEVICE_CAPS_CQ_WITH_EXT_MEM
+#define EFA_QUERY_DEVICE_CAPS_CQ_WITH_EXT_MEM (1 << 7)
+#endif
 
 /*
  * The driver method on the MR object that reports interconnect ids (Linux

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "hoststate.h"
+#include "host/profile.h"
 #include "rundir.h"
 
 #ifndef SOFTEFA_INSTALL_LIBDIR
@@ -72,6 +73,9 @@ static int command_help(const struct command *cmd)
 {
 	printf("usage: softefa [--run-dir DIR] %s%s\n%s\n", cmd->name,
 	       cmd->args, cmd->what);
+	/* start --help: which profiles --profile takes */
+	if (!strcmp(cmd->name, "start"))
+		sefa_profiles_print(stdout);
 	return 0;
 }
 
@@ -742,7 +746,7 @@ static int take_run_dir(int *argc, char **argv)
 static const struct command commands[] = {
 	{ "start", " [OPTIONS]",
 	  "Start softefad serving the run directory and wait until it serves;\n"
-	  "OPTIONS are softefad's (softefad --help): --profile efa|extended,\n"
+	  "OPTIONS are softefad's (softefad --help): --profile NAME|list,\n"
 	  "--devices N, --netdev IF, --abi ioctl|write, --host-id N, --verbose,\n"
 	  "--max-objects N, --max-queue-mem BYTES, --wire [--sm] [--wire-*].\n"
 	  "Clears what a dead softefad left there first.",

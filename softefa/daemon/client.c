@@ -174,7 +174,8 @@ static size_t counters_text(char *buf, size_t len, const char *what,
 			 "%s tx_pkts %llu tx_bytes %llu rx_pkts %llu rx_bytes %llu "
 			 "rx_drops %llu rnr_retries %llu errors %llu "
 			 "rdma_reads %llu rdma_writes %llu retransmits %llu "
-			 "dup_drops %llu\n", what,
+			 "dup_drops %llu rdma_read_bytes %llu "
+			 "rdma_write_bytes %llu\n", what,
 			 (unsigned long long)k->tx_pkts,
 			 (unsigned long long)k->tx_bytes,
 			 (unsigned long long)k->rx_pkts,
@@ -185,7 +186,9 @@ static size_t counters_text(char *buf, size_t len, const char *what,
 			 (unsigned long long)k->rdma_reads,
 			 (unsigned long long)k->rdma_writes,
 			 (unsigned long long)k->retransmits,
-			 (unsigned long long)k->dup_drops);
+			 (unsigned long long)k->dup_drops,
+			 (unsigned long long)k->rdma_read_bytes,
+			 (unsigned long long)k->rdma_write_bytes);
 
 	return n < 0 ? 0 : (size_t)n;
 }

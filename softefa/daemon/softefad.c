@@ -48,7 +48,7 @@ struct start_opts {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: softefad [--run-dir DIR] [--profile efa|extended] [--devices N]\n"
+		"usage: softefad [--run-dir DIR] [--profile NAME|list] [--devices N]\n"
 		"                [--netdev IF] [--abi ioctl|write] [--host-id N]\n"
 		"                [--ready-fd FD] [--log FILE] [--verbose]\n"
 		"                [--max-objects N] [--max-queue-mem BYTES[K|M|G]]\n"
@@ -235,14 +235,19 @@ static void serve(struct sefa_daemon *d, int lfd)
 	};
 
 	for (;;) {
-		int fd;
+		int fd, n;
 
-		if (poll(pfd, 3, -1) < 0) {
+		/* awake at least as often as hw_counters are to be current */
+		n = poll(pfd, 3, SEFA_HW_COUNTERS_LIFESPAN_MS);
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			perror("softefad: poll");
 			return;
 		}
+		sefa_sysfs_counters_refresh(d);
+		if (!n)
+			continue;
 		if (pfd[1].revents)
 			return;
 		if (pfd[2].revents & POLLIN) {
@@ -321,9 +326,8 @@ static int parse_opt(struct sefa_daemon *d, struct start_opts *o, int c,
 	case 'p':
 		d->profile = sefa_profile_find(arg);
 		if (!d->profile) {
-			fprintf(stderr,
-				"softefad: unknown profile '%s' (efa or extended)\n",
-				arg);
+			fprintf(stderr, "softefad: unknown profile '%s'\n", arg);
+			sefa_profiles_print(stderr);
 			return 2;
 		}
 		return 0;
@@ -436,7 +440,17 @@ static int parse_args(struct sefa_daemon *d, struct start_opts *o, int argc,
 	while ((c = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
+			sefa_profiles_print(stdout);
 			return 0;
+		}
+		/* --profile list, or with no name: which there are */
+		if (c == 'p' && !strcmp(optarg, "list")) {
+			sefa_profiles_print(stdout);
+			return 0;
+		}
+		if (c == '?' && optopt == 'p') {
+			sefa_profiles_print(stderr);
+			return 2;
 		}
 		if (c == 'V') {
 			printf("softefad %s\n", SOFTEFA_VERSION);
@@ -670,7 +684,7 @@ int main(int argc, char **argv)
 	struct sefa_daemon *d = &daemon_state;
 	int lfd, ret;
 
-	d->profile = sefa_profile_find("efa");
+	d->profile = sefa_profile_find(SEFA_DEFAULT_PROFILE);
 	d->abi = SEFA_ABI_IOCTL;
 	if (sefa_run_dir_own(d->run_dir, sizeof(d->run_dir))) {
 		fprintf(stderr,

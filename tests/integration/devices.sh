@@ -62,7 +62,9 @@ switches() {
 	fail "no engine thread for $1"
 }
 
-start_host --profile efa --devices 2
+# efa1: Debian 12's perftest takes no later part id for EFA (its
+# ib_read_bw posts reads where EFA refuses them; softefad(8), GENERATIONS)
+start_host --profile efa1 --devices 2
 expect_eq "engine threads" "$(engines)" 2
 # With no QP of its device, an engine has nothing to look for by itself:
 # it sleeps until woken, where it would look every 8 ms.
@@ -86,7 +88,7 @@ for sides in "ours ours" "stock stock" "ours stock"; do
 	grep -Eq '^ +65536 +100 ' "$RUN/client.out" ||
 		fail "ib_read_bw, $sides: $(cat "$RUN/client.out")"
 done
-counted efa
+counted efa1
 [ "$(stat_field efa_1 rdma_reads)" -ge 300 ] ||
 	fail "rdma_reads: $(stat_field efa_1 rdma_reads)"
 stop_host

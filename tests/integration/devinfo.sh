@@ -16,7 +16,7 @@ for i in 0 1; do
 done
 
 if [ "$PROFILE" = efa ]; then
-	part=61345 transport="unspecified (4)" ll=Unspecified lmc=0x01
+	part=61346 transport="unspecified (4)" ll=Unspecified lmc=0x01
 else
 	part=61346 transport="InfiniBand (0)" ll=InfiniBand lmc=0x00
 fi

@@ -93,7 +93,7 @@ if command -v fi_info >/dev/null; then
 				fail "efa_$i: fi_info -v lacks '$kv'"
 		done
 	done
-	# The attributes libfabric derives from the device, as a real 0xefa1
+	# The attributes libfabric derives from the device, as a real EFA
 	# device gives them (fi_info -v of an EC2 instance).
 	if [ "$PROFILE" = efa ]; then
 		v=$(sx -- fi_info -p efa -v -d efa_0-dgrm)
@@ -101,7 +101,7 @@ if command -v fi_info >/dev/null; then
 			"size: 8192" "iov_limit: 3" "max_msg_size: 8928" \
 			"msg_prefix_size: 40" "cq_cnt: 512" "ep_cnt: 256" \
 			"mr_cnt: 262144" "mtu: 8760" "device_version: 6" \
-			"device_id: 0xefa1" "firmware: 0.0.0.0"; do
+			"device_id: 0xefa2" "firmware: 0.0.0.0"; do
 			grep -q "^ *$kv\$" <<<"$v" ||
 				fail "efa_0-dgrm: fi_info -v lacks '$kv'"
 		done

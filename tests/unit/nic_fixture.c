@@ -375,24 +375,51 @@ static const struct sefa_cq *fx_sub(const struct sefa_qp *qp, bool recv,
 	return recv ? qp->recv_cq : qp->send_cq;
 }
 
-unsigned int fx_ncqes(const struct sefa_qp *qp, bool recv)
+/*
+ * The ring's entry @i of the sub-CQ a queue of @qp completes into; a QP's
+ * SQ and RQ share it where the device has one sub-CQ per CQ.
+ */
+static const struct efa_io_rx_cdesc_ex *fx_ring(const struct sefa_cq *cq,
+						unsigned int sub,
+						unsigned int i)
 {
-	unsigned int sub;
-	const struct sefa_cq *cq = fx_sub(qp, recv, &sub);
-
-	return cq->produced[sub];
+	return (const void *)((const uint8_t *)cq->ring->addr +
+			      ((size_t)sub * cq->depth + i % cq->depth) *
+			      cq->entry_size);
 }
 
+static bool fx_is(const struct efa_io_rx_cdesc_ex *e, bool recv)
+{
+	unsigned int q = (e->base.common.flags &
+			  EFA_IO_CDESC_COMMON_Q_TYPE_MASK) >>
+			 EFA_IO_CDESC_COMMON_Q_TYPE_SHIFT;
+
+	return q == (recv ? EFA_IO_RECV_QUEUE : EFA_IO_SEND_QUEUE);
+}
+
+/* The completions of @qp's SQ (or RQ, @recv) in its CQ so far. */
+unsigned int fx_ncqes(const struct sefa_qp *qp, bool recv)
+{
+	unsigned int sub, i, n = 0;
+	const struct sefa_cq *cq = fx_sub(qp, recv, &sub);
+
+	for (i = 0; i < cq->produced[sub]; i++)
+		n += fx_is(fx_ring(cq, sub, i), recv);
+	return n;
+}
+
+/* The @n-th completion of @qp's SQ (or RQ, @recv). */
 const struct efa_io_rx_cdesc_ex *fx_cqe(const struct sefa_qp *qp, bool recv,
 					unsigned int n)
 {
-	unsigned int sub;
+	unsigned int sub, i;
 	const struct sefa_cq *cq = fx_sub(qp, recv, &sub);
 
-	ck_assert_uint_lt(n, cq->produced[sub]);
-	return (const void *)((const uint8_t *)cq->ring->addr +
-			      ((size_t)sub * cq->depth + n % cq->depth) *
-			      cq->entry_size);
+	for (i = 0; i < cq->produced[sub]; i++)
+		if (fx_is(fx_ring(cq, sub, i), recv) && !n--)
+			return fx_ring(cq, sub, i);
+	ck_abort_msg("no completion %u of the %s queue", n, recv ? "receive" : "send");
+	return NULL;
 }
 
 unsigned int fx_cqe_op(const struct efa_io_rx_cdesc_ex *e)

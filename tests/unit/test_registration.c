@@ -69,7 +69,7 @@ START_TEST(test_match_table)
 			ck_abort_msg("unexpected match kind %u", ent->kind);
 		}
 	}
-	ck_assert_uint_eq(pci, 4);
+	ck_assert_uint_eq(pci, 5);
 	ck_assert_uint_eq(driver_id, 1);
 }
 END_TEST
@@ -80,7 +80,8 @@ START_TEST(test_modalias)
 	ck_assert(claims("pci:v00001D0Fd0000EFA1sv00001D0Fsd0000EFA1bc02sc00i00"));
 	ck_assert(claims("pci:v00001D0Fd0000EFA2sv00001D0Fsd00000000bc02sc00i00"));
 	ck_assert(claims("pci:v00001D0Fd0000EFA3sv00001D0Fsd0000EFA3bc02sc00i00"));
-	ck_assert(!claims("pci:v00001D0Fd0000EFA4sv00001D0Fsd0000EFA4bc02sc00i00"));
+	ck_assert(claims("pci:v00001D0Fd0000EFA4sv00001D0Fsd0000EFA4bc02sc00i00"));
+	ck_assert(!claims("pci:v00001D0Fd0000EFA5sv00001D0Fsd0000EFA5bc02sc00i00"));
 	ck_assert(!claims("pci:v000015B3d0000101Bsv000015B3sd00000008bc02sc07i00"));
 	ck_assert(!claims(""));
 }

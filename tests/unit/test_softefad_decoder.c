@@ -216,7 +216,7 @@ START_TEST(write_ex_query_device)
 	ex_query_cmd(&cmd, &resp);
 	ck_assert_int_eq(wr(&cmd, ex_len(&cmd)), ex_len(&cmd));
 	ck_assert_int_eq(resp.core.base.vendor_id, 0x1d0f);
-	ck_assert_int_eq(resp.core.base.vendor_part_id, 0xefa1);
+	ck_assert_int_eq(resp.core.base.vendor_part_id, 0xefa2);
 	ck_assert_int_eq(resp.core.response_length, sizeof(resp.core));
 	ck_assert_int_eq(resp.efa.max_sq_sge, 2);
 	ck_assert_int_eq(resp.efa.max_rq_sge, 3);

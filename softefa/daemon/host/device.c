@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "host/host.h"
 
@@ -29,8 +30,19 @@ static uint64_t make_guid(const uint8_t mac[6], unsigned int host,
 	return v;
 }
 
+/* One completion vector per online CPU, as the efa driver's EQs. */
+static uint32_t comp_vectors(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < SEFA_MIN_COMP_VECTORS)
+		return SEFA_MIN_COMP_VECTORS;
+	return n > SEFA_MAX_COMP_VECTORS ? SEFA_MAX_COMP_VECTORS : (uint32_t)n;
+}
+
 int sefa_devices_init(struct sefa_daemon *d, unsigned int ndev)
 {
+	uint32_t nvec = comp_vectors();
 	unsigned int i;
 	int b;
 
@@ -46,6 +58,7 @@ int sefa_devices_init(struct sefa_daemon *d, unsigned int ndev)
 		pthread_mutex_init(&dev->lock, NULL);
 		dev->index = i;
 		dev->profile = d->profile;
+		dev->num_comp_vectors = nvec;
 		snprintf(dev->name, sizeof(dev->name), "efa_%u", i);
 		dev->node_guid = make_guid(d->netdev.mac, d->host_id, i);
 		/* A link-local GID: fe80::/64 and the GUID as interface id. */

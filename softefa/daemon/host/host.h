@@ -18,49 +18,10 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "efa_io_defs.h"
+#include "host/profile.h"
 #include "proto.h"
 
 struct sefa_client;
-
-/* What one kind of device reports; see profile.c. */
-struct sefa_profile {
-	const char *name;
-	uint32_t node_type;		/* enum ibv_node_type / rdma node type */
-	const char *node_type_str;	/* sysfs node_type text */
-	uint8_t link_layer;		/* IBV_LINK_LAYER_* */
-	bool has_lid;			/* ports get LIDs from the daemon's SM */
-	bool has_mad;			/* umad/issm nodes, QP0/QP1 MAD service */
-	uint16_t vendor_part_id;
-	uint32_t max_qp;
-	uint32_t max_qp_wr;
-	uint32_t max_sge;
-	uint32_t max_sge_rd;
-	uint32_t max_cq;
-	uint32_t max_cqe;
-	uint32_t max_mr;
-	uint32_t max_pd;
-	uint32_t max_ah;
-	uint64_t max_mr_size;
-	uint64_t page_size_cap;
-	uint32_t mtu;			/* bytes: port max_msg_sz */
-	uint8_t active_mtu;		/* IBV_MTU_* */
-	/* efa driver data */
-	uint32_t max_sq_wr;
-	uint32_t max_rq_wr;
-	uint16_t max_sq_sge;
-	uint16_t max_rq_sge;
-	uint32_t max_rdma_size;
-	uint32_t device_caps;		/* EFA_QUERY_DEVICE_CAPS_* */
-	uint16_t sub_cqs_per_cq;
-	uint16_t inline_buf_size;
-	uint32_t max_llq_size;
-	uint16_t max_tx_batch;
-	uint16_t min_sq_wr;
-	bool mr_ic_ids;			/* MR query reports interconnect ids */
-	uint8_t max_qp_rd_atom;		/* RC: RDMA reads in flight */
-};
-
-const struct sefa_profile *sefa_profile_find(const char *name);
 
 #define SEFA_VENDOR_ID		0x1d0f
 #define SEFA_HW_REV		1
@@ -73,8 +34,14 @@ const struct sefa_profile *sefa_profile_find(const char *name);
 #define SEFA_CA_CAP_MASK	(SEFA_CAP_SYS_IMAGE_GUID | SEFA_CAP_EXT_SPEEDS | \
 				 SEFA_CAP_VENDOR_CLASS)
 #define SEFA_GID_TBL_LEN	1
+/*
+ * Completion vectors: the efa driver makes one completion EQ per online CPU,
+ * up to what the device offers (efa_create_eqs); SoftEFA offers this many,
+ * and at least 2, since libfabric turns CQ wait objects off on 1.
+ */
+#define SEFA_MAX_COMP_VECTORS	32
+#define SEFA_MIN_COMP_VECTORS	2
 #define SEFA_PKEY_TBL_LEN	1
-#define SEFA_NUM_COMP_VECTORS	1
 
 #define SEFA_PAGE_SIZE		4096
 #define SEFA_MAX_QP_IDX		256	/* QPN low bits; = max_qp */
@@ -110,6 +77,8 @@ struct sefa_counters {
 	uint64_t errors;	/* error completions */
 	uint64_t rdma_reads;	/* RDMA reads requested, completed */
 	uint64_t rdma_writes;	/* RDMA writes requested, completed */
+	uint64_t rdma_read_bytes;	/* their bytes */
+	uint64_t rdma_write_bytes;
 	uint64_t retransmits;	/* packets sent again after no answer */
 	uint64_t dup_drops;	/* packets that came twice, not delivered twice */
 };
@@ -138,6 +107,7 @@ struct sefa_device {
 	uint16_t lid;
 	uint16_t sm_lid;
 	uint32_t cap_mask;		/* port 1's PortInfo:CapabilityMask */
+	uint32_t num_comp_vectors;	/* its completion EQs */
 	const struct sefa_profile *profile;
 	struct sefa_mad_port *mad;	/* QP0/QP1 of port 1, when has_mad */
 
@@ -160,6 +130,7 @@ struct sefa_device {
 	unsigned int mr_hint;
 	struct sefa_cq *armable;	/* CQs the engine watches for arms */
 	struct sefa_counters cnt;
+	struct sefa_counters hw_shown;	/* in sysfs hw_counters, main thread's */
 };
 
 enum sefa_abi_mode {
@@ -338,6 +309,9 @@ int sefa_sysfs_create(const struct sefa_daemon *d);
 int sefa_sysfs_port_update(const struct sefa_daemon *d,
 			   const struct sefa_device *dev);
 void sefa_sysfs_remove(const struct sefa_daemon *d);
+/* How often, in ms, hw_counters are brought up to date (their lifespan). */
+#define SEFA_HW_COUNTERS_LIFESPAN_MS	100
+void sefa_sysfs_counters_refresh(struct sefa_daemon *d);
 
 /* device.c */
 int sefa_devices_init(struct sefa_daemon *d, unsigned int ndev);

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -125,11 +126,94 @@ static int port_tree(const struct sefa_device *dev, const char *sys,
 	PUT(sys, port, "sm_sl", "0");
 	PUT(sys, port, "state", "4: ACTIVE");
 	PUT(sys, port, "phys_state", "5: LinkUp");
-	PUT(sys, port, "rate", "100 Gb/sec (4X EDR)");
+	PUT(sys, port, "rate", "%s", sefa_link_rate_str(p->link_gbps));
 	PUT(sys, port, "cap_mask", "0x%08x", dev->cap_mask);
 	PUT(sys, port, "link_layer", "%s",
 	    p->link_layer == 1 ? "InfiniBand" : "Unknown");
 	return 0;
+}
+
+/*
+ * The efa driver's hw_counters (efa_verbs.c, EFA_DEFINE_PORT_STATS and
+ * EFA_DEFINE_DEVICE_STATS), in its order: each port counter from the
+ * device's counters where SoftEFA keeps one; the rest, and every device
+ * counter (admin commands and their errors, which SoftEFA has none of),
+ * stay 0.
+ */
+#define NO_COUNTER	SIZE_MAX
+#define CNT(field)	offsetof(struct sefa_counters, field)
+static const struct {
+	const char *name;
+	size_t off;
+} port_counters[] = {
+	{ "tx_bytes", CNT(tx_bytes) },
+	{ "tx_pkts", CNT(tx_pkts) },
+	{ "rx_bytes", CNT(rx_bytes) },
+	{ "rx_pkts", CNT(rx_pkts) },
+	{ "rx_drops", CNT(rx_drops) },
+	{ "send_bytes", NO_COUNTER },
+	{ "send_wrs", NO_COUNTER },
+	{ "recv_bytes", NO_COUNTER },
+	{ "recv_wrs", NO_COUNTER },
+	{ "rdma_read_wrs", CNT(rdma_reads) },
+	{ "rdma_read_bytes", CNT(rdma_read_bytes) },
+	{ "rdma_read_wr_err", NO_COUNTER },
+	{ "rdma_read_resp_bytes", NO_COUNTER },
+	{ "rdma_write_wrs", CNT(rdma_writes) },
+	{ "rdma_write_bytes", CNT(rdma_write_bytes) },
+	{ "rdma_write_wr_err", NO_COUNTER },
+	{ "rdma_write_recv_bytes", NO_COUNTER },
+	{ "retrans_bytes", NO_COUNTER },
+	{ "retrans_pkts", CNT(retransmits) },
+	{ "retrans_timeout_events", NO_COUNTER },
+	{ "unresponsive_remote_events", NO_COUNTER },
+	{ "impaired_remote_conn_events", NO_COUNTER },
+};
+#undef CNT
+
+static const char *const device_counters[] = {
+	"submitted_cmds", "completed_cmds", "cmds_err", "no_completion_cmds",
+	"keep_alive_rcvd", "alloc_pd_err", "create_qp_err", "create_cq_err",
+	"reg_mr_err", "alloc_ucontext_err", "create_ah_err", "mmap_err",
+};
+
+static int port_counters_put(const char *sys, const struct sefa_device *dev,
+			     const struct sefa_counters *k)
+{
+	char dir[128];
+	uint64_t v;
+	size_t i;
+
+	snprintf(dir, sizeof(dir), "class/infiniband/%s/ports/1/hw_counters",
+		 dev->name);
+	for (i = 0; i < sizeof(port_counters) / sizeof(port_counters[0]); i++) {
+		v = 0;
+		if (port_counters[i].off != NO_COUNTER)
+			memcpy(&v, (const char *)k + port_counters[i].off,
+			       sizeof(v));
+		PUT(sys, dir, port_counters[i].name, "%llu",
+		    (unsigned long long)v);
+	}
+	return 0;
+}
+
+static int counters_tree(const char *sys, const char *ib,
+			 const struct sefa_device *dev)
+{
+	const struct sefa_counters zero = {};
+	char dir[PATH_MAX];
+	size_t i;
+
+	if (snprintf(dir, sizeof(dir), "%s/hw_counters", ib) >=
+	    (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	for (i = 0; i < sizeof(device_counters) / sizeof(device_counters[0]);
+	     i++)
+		PUT(sys, dir, device_counters[i], "0");
+	PUT(sys, dir, "lifespan", "%u", SEFA_HW_COUNTERS_LIFESPAN_MS);
+	PUT(sys, ib, "ports/1/hw_counters/lifespan", "%u",
+	    SEFA_HW_COUNTERS_LIFESPAN_MS);
+	return port_counters_put(sys, dev, &zero);
 }
 
 /*
@@ -396,6 +480,8 @@ static int device_tree(const struct sefa_daemon *d,
 	PUT(sys, ib, "fw_ver", "0.0.0.0");
 	PUT(sys, ib, "hw_rev", "0x%x", SEFA_HW_REV);
 	ret = port_tree(dev, sys, ib);
+	if (!ret)
+		ret = counters_tree(sys, ib, dev);
 	if (ret || !p->has_mad)
 		return ret;
 	return umad_tree(d->run_dir, sys, pci, dev);
@@ -461,6 +547,31 @@ int sefa_sysfs_create(const struct sefa_daemon *d)
 }
 #undef LINK
 #undef PUT
+
+/*
+ * Bring hw_counters up to the devices' counters, where they moved: called
+ * every SEFA_HW_COUNTERS_LIFESPAN_MS by the main thread, so a value read
+ * there is at most that old, as the kernel's cached ones.
+ */
+void sefa_sysfs_counters_refresh(struct sefa_daemon *d)
+{
+	struct sefa_counters k[SEFA_MAX_DEVICES];
+	char sys[PATH_MAX];
+	unsigned int i;
+
+	if (sysfs_root(d, sys, sizeof(sys)))
+		return;
+	sefa_daemon_lock(d);
+	for (i = 0; i < d->ndev; i++)
+		k[i] = d->dev[i].cnt;
+	sefa_daemon_unlock(d);
+	for (i = 0; i < d->ndev; i++) {
+		if (!memcmp(&k[i], &d->dev[i].hw_shown, sizeof(k[i])))
+			continue;
+		if (!port_counters_put(sys, &d->dev[i], &k[i]))
+			d->dev[i].hw_shown = k[i];
+	}
+}
 
 void sefa_sysfs_remove(const struct sefa_daemon *d)
 {

@@ -335,10 +335,12 @@ static void comp_count_rdma(struct nic_send *s)
 	switch (s->wqe->meta.ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK) {
 	case EFA_IO_RDMA_WRITE:
 		NIC_COUNT(s->qp, rdma_writes, 1);
+		NIC_COUNT(s->qp, rdma_write_bytes, len);
 		NIC_COUNT(s->qp, tx_bytes, len);
 		break;
 	case EFA_IO_RDMA_READ:
 		NIC_COUNT(s->qp, rdma_reads, 1);
+		NIC_COUNT(s->qp, rdma_read_bytes, len);
 		NIC_COUNT(s->qp, rx_bytes, len);
 		break;
 	}

@@ -135,8 +135,8 @@ int efa_fill_port_attr(const struct sefa_device *dev, unsigned int port,
 	/* EFA reports an LMC of 1; an InfiniBand port without LMC 0. */
 	resp->lmc = p->has_lid ? 0 : 1;
 	resp->max_vl_num = 1;
-	resp->active_width = 2;		/* 4X */
-	resp->active_speed = 32;	/* EDR */
+	sefa_link_speed(p->link_gbps, &resp->active_speed,
+			&resp->active_width);
 	resp->phys_state = 5;		/* LinkUp */
 	resp->link_layer = p->link_layer;
 	return 0;

@@ -64,7 +64,7 @@ int sefa_cmd_get_context(struct sefa_cmd *cmd)
 			return ret;
 		resp.async_fd = client_fd;
 	}
-	resp.num_comp_vectors = SEFA_NUM_COMP_VECTORS;
+	resp.num_comp_vectors = c->dev->num_comp_vectors;
 	ret = sefa_response(cmd, &resp, sizeof(resp));
 	if (ret)
 		return ret;

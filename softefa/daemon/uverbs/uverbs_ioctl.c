@@ -281,7 +281,7 @@ static int method_invoke_write(struct bundle *b)
 static int method_get_context(struct bundle *b)
 {
 	struct sefa_cmd cmd;
-	uint32_t ncomp = SEFA_NUM_COMP_VECTORS;
+	uint32_t ncomp = b->c->dev->num_comp_vectors;
 	uint64_t core_support = IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS;
 	int ret;
 

@@ -63,7 +63,7 @@ int sefa_cq_create(struct sefa_cmd *cmd, const struct sefa_cq_params *p,
 	if (!p->cqe || p->cqe > prof->max_cqe)
 		return sefa_refuse(c, -EINVAL, "cqe %u not within 1..%u",
 				   p->cqe, prof->max_cqe);
-	if (p->comp_vector >= SEFA_NUM_COMP_VECTORS)
+	if (p->comp_vector >= c->dev->num_comp_vectors)
 		return sefa_refuse(c, -EINVAL, "no completion vector %u",
 				   p->comp_vector);
 	if (p->channel_fd >= 0) {

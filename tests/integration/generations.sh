@@ -1,0 +1,99 @@
+#!/bin/bash
+# Every profile reports what its EFA generation reports (softefad(8),
+# GENERATIONS): part id, sub-CQs, caps, limits and link through ibv_devinfo
+# -v with our provider and the stock one, and efadv through ours; every
+# completion vector takes a CQ and one more is EINVAL; ibv_ud_pingpong -c
+# and our data-path suite run on it; the port's hw_counters grow with the
+# traffic.
+# Profiles newer than the stock provider get ours twice.
+# Usage: generations.sh BUILD
+. "$(dirname "$0")/lib.sh" "$1"
+
+# profile part sub_cqs efadv_caps max_rdma_size speed width
+table="efa0 61344 2 0x6 0 25.0 4X
+efa1 61345 1 0xf 1073741824 25.0 4X
+efa2 61346 1 0xf 1073741824 25.0 4X
+efa3 61347 1 0xf 1073741824 50.0 4X
+efa4 61348 1 0xf 1073741824 50.0 8X
+efa 61346 1 0xf 1073741824 25.0 4X
+extended 61346 1 0xf 1073741824 25.0 4X"
+
+hw() {
+	cat "$RUN/sys/class/infiniband/efa_0/ports/1/hw_counters/$1"
+}
+
+# hw_is NAME VALUE: a condition for wait_for
+hw_is() {
+	[ "$(hw "$1")" = "$2" ]
+}
+
+while read -r prof part subcqs caps rdma speed width; do
+	start_host --profile "$prof"
+	# Debian 12's stock provider (rdma-core 44) matches 0xefa0-0xefa2
+	# alone, as on real hardware: a newer part has no device for it.
+	stock=stock
+	if [ "$part" -gt $((0xefa2)) ]; then
+		stock=ours
+		out=$(sx --provider stock -- ibv_devinfo 2>&1) &&
+			fail "$prof: the stock provider took part $part: $out"
+		grep -q "No IB devices found" <<<"$out" ||
+			fail "$prof: stock: $out"
+	fi
+	for provider in ours $stock; do
+		check_provider "$provider" ibv_devinfo
+		info=$(sx --provider "$provider" -- ibv_devinfo -v -d efa_0) ||
+			fail "$prof $provider: ibv_devinfo -v: $info"
+		f() { echo "$info" | devinfo_field "$1"; }
+		expect_eq "$prof $provider vendor_part_id" "$(f vendor_part_id)" "$part"
+		expect_eq "$prof $provider max_qp" "$(f max_qp)" 256
+		expect_eq "$prof $provider max_cqe" "$(f max_cqe)" 32768
+		expect_eq "$prof $provider max_qp_wr" "$(f max_qp_wr)" 4096
+		expect_eq "$prof $provider max_sge" "$(f max_sge)" 2
+		expect_eq "$prof $provider max_msg_sz" "$(f max_msg_sz)" 0x22e0
+		expect_eq "$prof $provider active_width" \
+			"$(f active_width | awk '{ print $1 }')" "$width"
+		expect_eq "$prof $provider active_speed" \
+			"$(f active_speed | awk '{ print $1 }')" "$speed"
+		out=$(sx --provider "$provider" -- "$BUILD/bin/cq_vectors" efa_0) ||
+			fail "$prof $provider: completion vectors: $out"
+		n=$(awk '$1 == "num_comp_vectors" { print $2 }' <<<"$out")
+		[ "$n" -ge 2 ] ||
+			fail "$prof $provider: num_comp_vectors $n, not 2 or more"
+	done
+	# what only the context and efadv tell: sub-CQs, caps, RDMA size
+	log=$(VERBS_LOG_LEVEL=4 VERBS_LOG_FILE=/dev/stderr \
+		sx --provider ours -- ibv_devinfo -d efa_0 2>&1 >/dev/null)
+	grep -q "efa_alloc_context: sub_cqs $subcqs " <<<"$log" ||
+		fail "$prof: not $subcqs sub-CQs: $log"
+	out=$(sx --provider ours -- "$BUILD/bin/efadv_probe" efa_0) ||
+		fail "$prof: efadv_query_device: $out"
+	v() { echo "$out" | awk -v k="$1" '$1 == k { print $2 }'; }
+	expect_eq "$prof device_caps" "$(v device_caps)" "$caps"
+	expect_eq "$prof max_rdma_size" "$(v max_rdma_size)" "$rdma"
+	expect_eq "$prof inline_buf_size" "$(v inline_buf_size)" 32
+	expect_eq "$prof max_sq_wr" "$(v max_sq_wr)" 4096
+	expect_eq "$prof max_rq_wr" "$(v max_rq_wr)" 32768
+
+	# traffic, with the payload checked, and the counters that saw it
+	expect_eq "$prof hw tx_pkts before" "$(hw tx_pkts)" 0
+	PORT=$(pick_port)
+	pair ours "$stock" ibv_ud_pingpong -g 0 -p "$PORT" -n 100 -c -s 1024 ||
+		fail "$prof: ibv_ud_pingpong"
+	! grep -q "invalid data" "$RUN/server.out" ||
+		fail "$prof: payload: $(cat "$RUN/server.out")"
+	wait_for 10 "hw_counters tx_pkts of 200 on $prof" hw_is tx_pkts 200
+	wait_for 10 "hw_counters rx_pkts of 200 on $prof" hw_is rx_pkts 200
+	expect_eq "$prof hw rx_drops" "$(hw rx_drops)" 0
+	[ "$(hw tx_bytes)" -ge $((200 * 1024)) ] ||
+		fail "$prof: hw_counters tx_bytes $(hw tx_bytes)"
+	expect_eq "$prof hw send_bytes" "$(hw send_bytes)" 0
+	# dp_verbs registers its memory for RDMA, which 0xefa0 refuses
+	if [ "$rdma" != 0 ]; then
+		SEFA_PROFILE=$prof SEFA_CLI=$SOFTEFA \
+			sx -- "$BUILD/bin/dp_verbs" >"$RUN/dp.out" 2>&1 ||
+			fail "$prof: dp_verbs: $(tail -20 "$RUN/dp.out")"
+	fi
+	stop_host
+	echo "ok: $prof"
+done <<<"$table"
+echo ok
