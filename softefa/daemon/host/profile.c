@@ -19,7 +19,8 @@
 		  EFA_QUERY_DEVICE_CAPS_RNR_RETRY |			\
 		  EFA_QUERY_DEVICE_CAPS_CQ_NOTIFICATIONS |		\
 		  EFA_QUERY_DEVICE_CAPS_CQ_WITH_SGID |			\
-		  EFA_QUERY_DEVICE_CAPS_RDMA_WRITE)
+		  EFA_QUERY_DEVICE_CAPS_RDMA_WRITE |			\
+		  EFA_QUERY_DEVICE_CAPS_UNSOLICITED_WRITE_RECV)
 
 #define EFA_COMMON_LIMITS						\
 	.max_qp = 256,							\
@@ -42,6 +43,8 @@
 	.max_rdma_size = 1U << 30,					\
 	.sub_cqs_per_cq = 2,						\
 	.inline_buf_size = 32,						\
+	/* 128-byte WQEs: rdma-core v64 uses them for inline RDMA write */\
+	.inline_buf_size_ex = 80,					\
 	.max_llq_size = 4096 * 64,					\
 	.max_tx_batch = 16,						\
 	/* The stock provider batches doorbells by at most SQ depth - 1: */\
