@@ -28,6 +28,50 @@
 #define EFA_QUERY_DEVICE_CAPS_CQ_WITH_EXT_MEM (1 << 7)
 #endif
 
+/* efa_ibv_create_qp.flags (Linux 6.10) */
+#ifndef EFA_CREATE_QP_WITH_UNSOLICITED_WRITE_RECV
+#define EFA_CREATE_QP_WITH_UNSOLICITED_WRITE_RECV (1 << 0)
+#endif
+
+/*
+ * The layouts of rdma-core v64's <rdma/efa-abi.h> where they outgrew
+ * Debian's: create_qp's flags and service level (Linux 6.10 and 6.13, in
+ * bytes Debian's struct does not have), and alloc_ucontext's
+ * inline_buf_size_ex (2026, in Debian's reserved bytes).  Named apart so
+ * that they compile against either header.
+ */
+struct efa_compat_create_qp {
+	__u32 comp_mask;
+	__u32 rq_ring_size;		/* bytes */
+	__u32 sq_ring_size;		/* bytes */
+	__u32 driver_qp_type;
+	__u16 flags;			/* EFA_CREATE_QP_* */
+	__u8 sl;
+	__u8 reserved_98[5];
+};
+
+struct efa_compat_alloc_ucontext_resp {
+	__u32 comp_mask;
+	__u32 cmds_supp_udata_mask;
+	__u16 sub_cqs_per_cq;
+	__u16 inline_buf_size;
+	__u32 max_llq_size;		/* bytes */
+	__u16 max_tx_batch;		/* units of 64 bytes */
+	__u16 min_sq_wr;
+	__u16 inline_buf_size_ex;	/* 0: as inline_buf_size */
+	__u8 reserved_b0[2];
+};
+
+_Static_assert(sizeof(struct efa_compat_create_qp) == 24, "create_qp v64");
+_Static_assert(__builtin_offsetof(struct efa_compat_create_qp, driver_qp_type) ==
+	       __builtin_offsetof(struct efa_ibv_create_qp, driver_qp_type),
+	       "create_qp prefix");
+_Static_assert(sizeof(struct efa_compat_alloc_ucontext_resp) ==
+	       sizeof(struct efa_ibv_alloc_ucontext_resp), "ucontext resp");
+_Static_assert(__builtin_offsetof(struct efa_compat_alloc_ucontext_resp, min_sq_wr) ==
+	       __builtin_offsetof(struct efa_ibv_alloc_ucontext_resp, min_sq_wr),
+	       "ucontext resp prefix");
+
 /*
  * The driver method on the MR object that reports interconnect ids (Linux
  * 6.9), in the driver's id namespace, and its attributes.
@@ -44,6 +88,16 @@
 #define EFA_IB_ATTR_QUERY_MR_RESP_RECV_IC_ID		((1U << UVERBS_ID_NS_SHIFT) + 2)
 #define EFA_IB_ATTR_QUERY_MR_RESP_RDMA_READ_IC_ID	((1U << UVERBS_ID_NS_SHIFT) + 3)
 #define EFA_IB_ATTR_QUERY_MR_RESP_RDMA_RECV_IC_ID	((1U << UVERBS_ID_NS_SHIFT) + 4)
+#endif
+
+/*
+ * The device method that reports a port's bandwidth, in 100 Mb/s units
+ * (rdma-core v64's ibv_query_port_speed()), and its attributes.
+ */
+#ifndef UVERBS_METHOD_QUERY_PORT_SPEED
+#define UVERBS_METHOD_QUERY_PORT_SPEED		(UVERBS_METHOD_QUERY_GID_ENTRY + 1)
+#define UVERBS_ATTR_QUERY_PORT_SPEED_PORT_NUM	0
+#define UVERBS_ATTR_QUERY_PORT_SPEED_RESP	1
 #endif
 
 #ifndef EFA_QUERY_MR_VALIDITY_RECV_IC_ID

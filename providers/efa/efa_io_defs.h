@@ -15,9 +15,11 @@
 #include <stdint.h>
 
 #define EFA_IO_TX_WQE_SIZE		64
+#define EFA_IO_TX_WQE_128_SIZE		128
 #define EFA_IO_TX_DESC_NUM_BUFS		2
 #define EFA_IO_TX_DESC_NUM_RDMA_BUFS	1
 #define EFA_IO_TX_DESC_INLINE_MAX_SIZE	32
+#define EFA_IO_TX_DESC_INLINE_MAX_SIZE_128 80
 #define EFA_IO_TX_DESC_IMM_DATA_SIZE	4
 #define EFA_IO_RX_DESC_SIZE		16
 #define EFA_IO_LKEY_MASK		0xffffffU	/* keys are 24 bits */
@@ -131,6 +133,29 @@ struct efa_io_tx_wqe {
 	} data;
 };
 
+/*
+ * The 128-byte send WQE of devices that report inline_buf_size_ex: the same
+ * meta and buffers, and room for inline data, of a SEND or (inline_msg set,
+ * remote_mem.length = meta.length) of an RDMA write.
+ */
+struct efa_io_rdma_req_128 {
+	struct efa_io_remote_mem_addr remote_mem;
+	union {
+		struct efa_io_tx_buf_desc local_mem[EFA_IO_TX_DESC_NUM_RDMA_BUFS];
+		uint8_t inline_data[EFA_IO_TX_DESC_INLINE_MAX_SIZE_128];
+	};
+};
+
+struct efa_io_tx_wqe_128 {
+	struct efa_io_tx_meta_desc meta;
+	union {
+		struct efa_io_tx_buf_desc sgl[EFA_IO_TX_DESC_NUM_BUFS];
+		uint8_t inline_data[EFA_IO_TX_DESC_INLINE_MAX_SIZE_128];
+		struct efa_io_rdma_req_128 rdma_req;
+		struct efa_io_umr_req umr_req;
+	} data;
+};
+
 /* Receive descriptor: one per SGE of a receive WR; no phase bit. */
 struct efa_io_rx_desc {
 	uint32_t buf_addr_lo;
@@ -198,6 +223,9 @@ struct efa_io_rx_cdesc_ex {
 _Static_assert(sizeof(struct efa_io_tx_meta_desc) == 32, "tx meta desc");
 _Static_assert(sizeof(struct efa_io_tx_wqe) == EFA_IO_TX_WQE_SIZE, "tx wqe");
 _Static_assert(sizeof(struct efa_io_rdma_req) == 32, "rdma req");
+_Static_assert(sizeof(struct efa_io_tx_wqe_128) == EFA_IO_TX_WQE_128_SIZE,
+	       "tx wqe 128");
+_Static_assert(sizeof(struct efa_io_rdma_req_128) == 96, "rdma req 128");
 _Static_assert(sizeof(struct efa_io_umr_req) == 32, "umr req");
 _Static_assert(sizeof(struct efa_io_klm) == 16, "klm");
 _Static_assert(sizeof(struct efa_io_rx_desc) == EFA_IO_RX_DESC_SIZE, "rx desc");

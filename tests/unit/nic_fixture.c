@@ -8,6 +8,7 @@
 #include <rdma/efa-abi.h>
 #include <rdma/ib_user_verbs.h>
 
+#include "efa_abi_compat.h"
 #include "nic_fixture.h"
 
 #define FX_NDEV		2
@@ -228,10 +229,18 @@ static void fx_modify(struct sefa_qp *qp, struct ib_uverbs_modify_qp *m,
 
 struct sefa_qp *fx_qp(struct sefa_pd *pd, struct sefa_cq *cq, int type)
 {
-	struct efa_ibv_create_qp ucmd = {
+	return fx_qp_ex(pd, cq, type, EFA_IO_TX_WQE_SIZE, 0);
+}
+
+/* A QP of @wqe_size-byte send WQEs, with the v64 create flags @flags. */
+struct sefa_qp *fx_qp_ex(struct sefa_pd *pd, struct sefa_cq *cq, int type,
+			 uint32_t wqe_size, uint16_t flags)
+{
+	struct efa_compat_create_qp ucmd = {
 		.rq_ring_size = FX_RQ_DESCS * EFA_IO_RX_DESC_SIZE,
-		.sq_ring_size = FX_SQ_WQES * EFA_IO_TX_WQE_SIZE,
+		.sq_ring_size = FX_SQ_WQES * wqe_size,
 		.driver_qp_type = EFA_QP_DRIVER_TYPE_SRD,
+		.flags = flags,
 	};
 	struct sefa_qp_params p = {
 		.pd = pd, .send_cq = cq, .recv_cq = cq, .type = type,
@@ -323,18 +332,20 @@ void fx_post_recv(struct sefa_qp *qp, const void *buf, uint32_t len,
 	(*db)++;
 }
 
-void fx_post_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w)
+/* Into the slot the QP's WQE size gives; a 64-byte WQE is w's first half. */
+void fx_post_send(struct sefa_qp *qp, const struct efa_io_tx_wqe_128 *w)
 {
 	uint32_t *db = fx_doorbell(qp, SEFA_SQ_DB_OFF);
-	struct efa_io_tx_wqe *ring = qp->sq_ring->addr;
+	uint8_t *ring = qp->sq_ring->addr;
 
-	ring[*db & (qp->sq_entries - 1)] = *w;
+	memcpy(ring + (*db & (qp->sq_entries - 1)) * qp->sq_wqe_size, w,
+	       qp->sq_wqe_size);
 	(*db)++;
 }
 
-struct efa_io_tx_wqe fx_wqe(unsigned int op, uint16_t req_id)
+struct efa_io_tx_wqe_128 fx_wqe(unsigned int op, uint16_t req_id)
 {
-	return (struct efa_io_tx_wqe){
+	return (struct efa_io_tx_wqe_128){
 		.meta = {
 			.req_id = req_id,
 			.ctrl1 = EFA_IO_TX_META_DESC_META_DESC | op,
@@ -345,7 +356,7 @@ struct efa_io_tx_wqe fx_wqe(unsigned int op, uint16_t req_id)
 	};
 }
 
-void fx_wqe_buf(struct efa_io_tx_wqe *w, const void *buf, uint32_t len,
+void fx_wqe_buf(struct efa_io_tx_wqe_128 *w, const void *buf, uint32_t len,
 		uint32_t lkey)
 {
 	struct efa_io_tx_buf_desc *b = &w->data.sgl[0];
@@ -361,7 +372,7 @@ void fx_wqe_buf(struct efa_io_tx_wqe *w, const void *buf, uint32_t len,
 	w->meta.length = 1;
 }
 
-void fx_wqe_inline(struct efa_io_tx_wqe *w, const void *buf, uint16_t len)
+void fx_wqe_inline(struct efa_io_tx_wqe_128 *w, const void *buf, uint16_t len)
 {
 	w->meta.ctrl1 |= EFA_IO_TX_META_DESC_INLINE_MSG;
 	memcpy(w->data.inline_data, buf, len);

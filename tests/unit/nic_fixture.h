@@ -50,18 +50,20 @@ struct sefa_mr *fx_mr_indirect(struct sefa_pd *pd, uint32_t max_entries,
 struct sefa_cq *fx_cq(unsigned int dev);
 /* A QP of @type (IBV_QPT_UD, _DRIVER or _RC), in RTS but RC's in INIT. */
 struct sefa_qp *fx_qp(struct sefa_pd *pd, struct sefa_cq *cq, int type);
+struct sefa_qp *fx_qp_ex(struct sefa_pd *pd, struct sefa_cq *cq, int type,
+			 uint32_t wqe_size, uint16_t flags);
 /* Two RC QPs connected to each other, in RTS. */
 void fx_rc_connect(struct sefa_qp *a, struct sefa_qp *b, bool by_lid);
 uint16_t fx_ah(struct sefa_pd *pd, unsigned int to_dev);
 
 void fx_post_recv(struct sefa_qp *qp, const void *buf, uint32_t len,
 		  uint32_t lkey, uint16_t req_id);
-void fx_post_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w);
+void fx_post_send(struct sefa_qp *qp, const struct efa_io_tx_wqe_128 *w);
 /* A signaled, whole WQE of @op with one buffer (or inline bytes). */
-struct efa_io_tx_wqe fx_wqe(unsigned int op, uint16_t req_id);
-void fx_wqe_buf(struct efa_io_tx_wqe *w, const void *buf, uint32_t len,
+struct efa_io_tx_wqe_128 fx_wqe(unsigned int op, uint16_t req_id);
+void fx_wqe_buf(struct efa_io_tx_wqe_128 *w, const void *buf, uint32_t len,
 		uint32_t lkey);
-void fx_wqe_inline(struct efa_io_tx_wqe *w, const void *buf, uint16_t len);
+void fx_wqe_inline(struct efa_io_tx_wqe_128 *w, const void *buf, uint16_t len);
 
 /* Completions written to a QP's send or receive sub-CQ, and the n-th. */
 unsigned int fx_ncqes(const struct sefa_qp *qp, bool recv);

@@ -12,7 +12,7 @@
 #define MS	(1000 * 1000ULL)
 
 static struct sefa_qp *qp;
-static struct efa_io_tx_wqe wqe;
+static struct efa_io_tx_wqe_128 wqe;
 static struct nic_send snd;
 
 static void setup_qp(int type)

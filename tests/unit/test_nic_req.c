@@ -27,9 +27,9 @@ static void setup(void)
 }
 
 /* A send of buf's first LEN bytes to QP 0x1234 of device 1, by an AH. */
-static struct efa_io_tx_wqe send_wqe(uint16_t ahn)
+static struct efa_io_tx_wqe_128 send_wqe(uint16_t ahn)
 {
-	struct efa_io_tx_wqe w = fx_wqe(EFA_IO_SEND, 5);
+	struct efa_io_tx_wqe_128 w = fx_wqe(EFA_IO_SEND, 5);
 
 	fx_wqe_buf(&w, buf, LEN, mr->lkey);
 	w.meta.ah = ahn;
@@ -51,7 +51,7 @@ static const struct efa_io_rx_cdesc_ex *send_cqe(const struct sefa_qp *qp,
 }
 
 /* One WQE through the SQ: the work the requester counts. */
-static unsigned int post_run(struct sefa_qp *qp, const struct efa_io_tx_wqe *w)
+static unsigned int post_run(struct sefa_qp *qp, const struct efa_io_tx_wqe_128 *w)
 {
 	fx_post_send(qp, w);
 	return nic_req_sq(fx_eng, qp);
@@ -60,7 +60,7 @@ static unsigned int post_run(struct sefa_qp *qp, const struct efa_io_tx_wqe *w)
 START_TEST(srd_send_packet)
 {
 	struct sefa_qp *qp = fx_qp(pd, cq, IBV_QPT_DRIVER);
-	struct efa_io_tx_wqe w = send_wqe(fx_ah(pd, 1));
+	struct efa_io_tx_wqe_128 w = send_wqe(fx_ah(pd, 1));
 	const struct sefa_pkt *p = &fx_pkt[0];
 	uint32_t psn = qp->sq_psn;
 
@@ -106,7 +106,7 @@ END_TEST
 START_TEST(inline_bytes)
 {
 	struct sefa_qp *qp = fx_qp(pd, cq, IBV_QPT_DRIVER);
-	struct efa_io_tx_wqe w = send_wqe(fx_ah(pd, 1));
+	struct efa_io_tx_wqe_128 w = send_wqe(fx_ah(pd, 1));
 
 	fx_wqe_inline(&w, "inline!", 7);
 	fx_answer = EFA_IO_COMP_STATUS_OK;
@@ -133,7 +133,7 @@ START_TEST(sends_read_ahead)
 		buf[i] = (uint8_t)(i * 13 + 1);
 	fx_answer = EFA_IO_COMP_STATUS_OK;
 	for (i = 0; i < 4; i++) {
-		struct efa_io_tx_wqe w = send_wqe(fx_ah(pd, 1));
+		struct efa_io_tx_wqe_128 w = send_wqe(fx_ah(pd, 1));
 
 		fx_wqe_buf(&w, buf + at[i], LEN, i == 2 ? 0xdead : mr->lkey);
 		fx_post_send(qp, &w);
@@ -160,7 +160,7 @@ END_TEST
 START_TEST(ud_unanswered)
 {
 	struct sefa_qp *qp = fx_qp(pd, cq, IBV_QPT_UD);
-	struct efa_io_tx_wqe w = send_wqe(fx_ah(pd, 1));
+	struct efa_io_tx_wqe_128 w = send_wqe(fx_ah(pd, 1));
 
 	post_run(qp, &w);
 	ck_assert_uint_eq(fx_npkts, 1);
@@ -175,7 +175,7 @@ START_TEST(local_errors)
 {
 	struct sefa_qp *qp = fx_qp(pd, cq, IBV_QPT_DRIVER);
 	uint16_t ahn = fx_ah(pd, 1);
-	struct efa_io_tx_wqe w = send_wqe(ahn);
+	struct efa_io_tx_wqe_128 w = send_wqe(ahn);
 
 	w.data.sgl[0].lkey = mr->lkey + 1;
 	post_run(qp, &w);
@@ -207,7 +207,7 @@ END_TEST
 START_TEST(bad_ah)
 {
 	struct sefa_qp *qp = fx_qp(pd, cq, IBV_QPT_UD);
-	struct efa_io_tx_wqe w = send_wqe(7);
+	struct efa_io_tx_wqe_128 w = send_wqe(7);
 
 	post_run(qp, &w);
 	send_cqe(qp, 0, EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_AH);
@@ -219,7 +219,7 @@ END_TEST
 START_TEST(rdma_packets)
 {
 	struct sefa_qp *qp = fx_qp(pd, cq, IBV_QPT_DRIVER);
-	struct efa_io_tx_wqe w = fx_wqe(EFA_IO_RDMA_WRITE, 6);
+	struct efa_io_tx_wqe_128 w = fx_wqe(EFA_IO_RDMA_WRITE, 6);
 	struct efa_io_remote_mem_addr *rm = &w.data.rdma_req.remote_mem;
 
 	fx_wqe_buf(&w, buf, LEN, mr->lkey);
@@ -256,11 +256,105 @@ START_TEST(rdma_packets)
 }
 END_TEST
 
+/* An RDMA write of @len inline bytes, "0123..." */
+static struct efa_io_tx_wqe_128 inline_write(uint16_t len)
+{
+	struct efa_io_tx_wqe_128 w = fx_wqe(EFA_IO_RDMA_WRITE, 7);
+	uint16_t i;
+
+	w.meta.ah = fx_ah(pd, 1);
+	w.meta.dest_qp_num = 0x1234;
+	w.meta.qkey = FX_QKEY;
+	w.meta.ctrl1 |= EFA_IO_TX_META_DESC_INLINE_MSG;
+	w.meta.length = len;
+	w.data.rdma_req.remote_mem.length = len;
+	w.data.rdma_req.remote_mem.rkey = 0x777;
+	for (i = 0; i < len && i < sizeof(w.data.rdma_req.inline_data); i++)
+		w.data.rdma_req.inline_data[i] = '0' + i % 10;
+	return w;
+}
+
+/*
+ * 128-byte WQEs, one after the other in the ring: inline RDMA writes of
+ * up to 80 bytes carry their bytes, and a SEND up to 80 inline too.
+ */
+START_TEST(wqe_128_inline)
+{
+	struct sefa_qp *qp = fx_qp_ex(pd, cq, IBV_QPT_DRIVER,
+				      EFA_IO_TX_WQE_128_SIZE, 0);
+	struct efa_io_tx_wqe_128 w;
+	uint16_t lens[] = { 1, 33, 64, 80 };
+	uint8_t want[80];
+	unsigned int i;
+
+	ck_assert_uint_eq(qp->sq_wqe_size, 128);
+	for (i = 0; i < 80; i++)
+		want[i] = '0' + i % 10;
+	fx_answer = EFA_IO_COMP_STATUS_OK;
+	for (i = 0; i < 4; i++) {
+		fx_npkts = 0;
+		w = inline_write(lens[i]);
+		post_run(qp, &w);
+		ck_assert_uint_eq(fx_pkt[0].op, SEFA_PKT_WRITE);
+		ck_assert_uint_eq(fx_pkt[0].len, lens[i]);
+		ck_assert_uint_eq(fx_pkt[0].rkey, 0x777);
+		ck_assert_mem_eq(fx_pkt_data[0], want, lens[i]);
+		send_cqe(qp, i, EFA_IO_COMP_STATUS_OK);
+	}
+	fx_npkts = 0;
+	w = send_wqe(fx_ah(pd, 1));
+	fx_wqe_inline(&w, want, 80);
+	post_run(qp, &w);
+	ck_assert_uint_eq(fx_pkt[0].len, 80);
+	ck_assert_mem_eq(fx_pkt_data[0], want, 80);
+	send_cqe(qp, 4, EFA_IO_COMP_STATUS_OK);
+}
+END_TEST
+
+/*
+ * What a WQE claims beyond its slot completes in error and sends nothing:
+ * an inline write in a 64-byte WQE, more inline bytes than the slot
+ * holds, lengths that disagree, an inline read.
+ */
+START_TEST(wqe_claims_refused)
+{
+	struct sefa_qp *q64 = fx_qp(pd, cq, IBV_QPT_DRIVER);
+	struct sefa_qp *q128 = fx_qp_ex(pd, fx_cq(0), IBV_QPT_DRIVER,
+					EFA_IO_TX_WQE_128_SIZE, 0);
+	struct efa_io_tx_wqe_128 w = inline_write(16);
+
+	post_run(q64, &w);
+	send_cqe(q64, 0, EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_OP_TYPE);
+	w = send_wqe(fx_ah(pd, 1));
+	fx_wqe_inline(&w, "x", 1);
+	w.meta.length = 33;
+	post_run(q64, &w);
+	send_cqe(q64, 1, EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH);
+
+	w = inline_write(80);
+	w.meta.length = 81;
+	w.data.rdma_req.remote_mem.length = 81;
+	post_run(q128, &w);
+	send_cqe(q128, 0, EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH);
+	w = inline_write(40);
+	w.data.rdma_req.remote_mem.length = 4096;
+	post_run(q128, &w);
+	send_cqe(q128, 1, EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH);
+	w = inline_write(8);
+	w.meta.ctrl1 = (w.meta.ctrl1 & ~EFA_IO_TX_META_DESC_OP_TYPE_MASK) |
+		       EFA_IO_RDMA_READ;
+	post_run(q128, &w);
+	send_cqe(q128, 2, EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_OP_TYPE);
+	ck_assert_uint_eq(fx_npkts, 0);
+	ck_assert_uint_eq(q128->wqe_refused, 3);
+}
+END_TEST
+
 /* An SRD send the receiver was not ready for waits, then goes again. */
 START_TEST(srd_retry)
 {
 	struct sefa_qp *qp = fx_qp(pd, cq, IBV_QPT_DRIVER);
-	struct efa_io_tx_wqe w = send_wqe(fx_ah(pd, 1));
+	struct efa_io_tx_wqe_128 w = send_wqe(fx_ah(pd, 1));
 
 	fx_answer = EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR;
 	post_run(qp, &w);
@@ -318,7 +412,7 @@ static void net_answer(struct sefa_qp *qp, uint32_t psn)
 START_TEST(srd_timeout_behind_answers)
 {
 	struct sefa_qp *qp = fx_qp(pd, cq, IBV_QPT_DRIVER);
-	struct efa_io_tx_wqe w = send_wqe(fx_ah(pd, 1));
+	struct efa_io_tx_wqe_128 w = send_wqe(fx_ah(pd, 1));
 	uint64_t t0 = fx_eng->now, rto;
 	unsigned int i;
 
@@ -367,7 +461,7 @@ START_TEST(rc_head_waits)
 {
 	struct sefa_qp *a = fx_qp(pd, cq, IBV_QPT_RC);
 	struct sefa_qp *b = fx_qp(fx_pd(1), fx_cq(1), IBV_QPT_RC);
-	struct efa_io_tx_wqe w = send_wqe(0);
+	struct efa_io_tx_wqe_128 w = send_wqe(0);
 
 	fx_rc_connect(a, b, true);
 	fx_answer = EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR;
@@ -397,7 +491,7 @@ END_TEST
 START_TEST(flushed_in_error)
 {
 	struct sefa_qp *qp = fx_qp(pd, cq, IBV_QPT_DRIVER);
-	struct efa_io_tx_wqe w = send_wqe(fx_ah(pd, 1));
+	struct efa_io_tx_wqe_128 w = send_wqe(fx_ah(pd, 1));
 
 	qp->state = IBV_QPS_ERR;
 	post_run(qp, &w);
@@ -419,6 +513,8 @@ static Suite *req_suite(void)
 	tcase_add_test(t, local_errors);
 	tcase_add_test(t, bad_ah);
 	tcase_add_test(t, rdma_packets);
+	tcase_add_test(t, wqe_128_inline);
+	tcase_add_test(t, wqe_claims_refused);
 	tcase_add_test(t, srd_retry);
 	tcase_add_test(t, srd_timeout_behind_answers);
 	tcase_add_test(t, rc_head_waits);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "check_main.h"
+#include "efa_abi_compat.h"
 #include "nic_fixture.h"
 
 #define LEN	100
@@ -312,6 +313,47 @@ START_TEST(srd_write_imm)
 }
 END_TEST
 
+/*
+ * A QP made with unsolicited write receive completes a write with
+ * immediate without a receive: no RNR, the receive posted stays, and the
+ * entry says unsolicited.
+ */
+START_TEST(srd_write_imm_unsolicited)
+{
+	struct sefa_pkt pkt;
+	const struct efa_io_rx_cdesc_ex *e;
+
+	a = fx_qp(pd0, fx_cq(0), IBV_QPT_DRIVER);
+	b = fx_qp_ex(pd1, fx_cq(1), IBV_QPT_DRIVER, EFA_IO_TX_WQE_SIZE,
+		     EFA_CREATE_QP_WITH_UNSOLICITED_WRITE_RECV);
+	ck_assert(b->unsolicited_write_recv);
+	pkt = rdma(SEFA_PKT_WRITE, 1000);
+	fx_ah(pd1, 0);
+	pkt.flags = SEFA_PKT_IMM;
+	pkt.imm = 77;
+	deliver(&pkt, b);
+	answer(a, EFA_IO_COMP_STATUS_OK);
+	ck_assert_mem_eq(dst + 1000, src, LEN);
+	ck_assert_uint_eq(fx_ncqes(b, true), 1);
+	e = fx_cqe(b, true, 0);
+	ck_assert(e->base.common.flags & EFA_IO_CDESC_COMMON_UNSOLICITED);
+	ck_assert(e->base.common.flags & EFA_IO_CDESC_COMMON_HAS_IMM);
+	ck_assert_uint_eq(fx_cqe_op(e), EFA_IO_RDMA_WRITE);
+	ck_assert_uint_eq(e->base.common.req_id, 0);
+	ck_assert_uint_eq(e->base.imm, 77);
+	ck_assert_uint_eq(e->base.length, LEN);
+
+	/* a receive posted is for a SEND, not taken by the write */
+	fx_npkts = 0;
+	fx_post_recv(b, dst, 8, mr1->lkey, 4);
+	deliver(&pkt, b);
+	answer(a, EFA_IO_COMP_STATUS_OK);
+	ck_assert_uint_eq(b->rq_ci, 0);
+	ck_assert(fx_cqe(b, true, 1)->base.common.flags &
+		  EFA_IO_CDESC_COMMON_UNSOLICITED);
+}
+END_TEST
+
 /* A read's data goes straight into the requester's buffers. */
 START_TEST(srd_read)
 {
@@ -388,6 +430,7 @@ static Suite *resp_suite(void)
 	tcase_add_test(t, srd_bad_recv_key);
 	tcase_add_test(t, srd_write_checks);
 	tcase_add_test(t, srd_write_imm);
+	tcase_add_test(t, srd_write_imm_unsolicited);
 	tcase_add_test(t, srd_read);
 	tcase_add_test(t, rc_connection);
 	tcase_add_test(t, flush);

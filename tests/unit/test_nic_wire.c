@@ -20,7 +20,7 @@
 static uint8_t src[4096], dst[4096];
 static struct sefa_pd *pd0, *pd1;
 static struct sefa_mr *mr0, *mr1;
-static struct efa_io_tx_wqe wqe;
+static struct efa_io_tx_wqe_128 wqe;
 static struct nic_send snd;
 
 static void setup(void)
@@ -132,7 +132,7 @@ START_TEST(engine_pass)
 {
 	struct sefa_qp *a = fx_qp(pd0, fx_cq(0), IBV_QPT_DRIVER);
 	struct sefa_qp *b = fx_qp(pd1, fx_cq(1), IBV_QPT_DRIVER);
-	struct efa_io_tx_wqe w = fx_wqe(EFA_IO_SEND, 3);
+	struct efa_io_tx_wqe_128 w = fx_wqe(EFA_IO_SEND, 3);
 
 	fx_ah(pd1, 0);
 	fx_wqe_buf(&w, src, LEN, mr0->lkey);
@@ -217,10 +217,10 @@ static unsigned int both_run(void)
 static struct sefa_qp *qa, *qb;
 static uint16_t ah_ab;
 
-static struct efa_io_tx_wqe across_wqe(unsigned int op, uint16_t req_id,
+static struct efa_io_tx_wqe_128 across_wqe(unsigned int op, uint16_t req_id,
 				       const void *buf, uint32_t len)
 {
-	struct efa_io_tx_wqe w = fx_wqe(op, req_id);
+	struct efa_io_tx_wqe_128 w = fx_wqe(op, req_id);
 
 	fx_wqe_buf(&w, buf, len, mr0->lkey);
 	w.meta.ah = ah_ab;
@@ -245,7 +245,7 @@ static void across_qps(void)
  */
 START_TEST(inbox_send)
 {
-	struct efa_io_tx_wqe w;
+	struct efa_io_tx_wqe_128 w;
 
 	across_qps();
 	w = across_wqe(EFA_IO_SEND, 3, src, LEN);
@@ -277,7 +277,7 @@ END_TEST
  */
 START_TEST(inbox_borrow)
 {
-	struct efa_io_tx_wqe w;
+	struct efa_io_tx_wqe_128 w;
 
 	across_qps();
 	fx_post_recv(qb, dst, LEN, mr1->lkey, 4);
@@ -321,7 +321,7 @@ START_TEST(inbox_rdma)
 {
 	uint32_t len = sizeof(big0) - 1234, i, round, rounds;
 	struct sefa_mr *m0, *m1;
-	struct efa_io_tx_wqe w;
+	struct efa_io_tx_wqe_128 w;
 
 	across_qps();
 	m0 = fx_mr(pd0, big0, sizeof(big0), IBV_ACCESS_LOCAL_WRITE);
@@ -364,7 +364,7 @@ START_TEST(inbox_rc)
 {
 	struct sefa_qp *a = fx_qp(pd0, fx_cq(0), IBV_QPT_RC);
 	struct sefa_qp *b = fx_qp(pd1, fx_cq(1), IBV_QPT_RC);
-	struct efa_io_tx_wqe w;
+	struct efa_io_tx_wqe_128 w;
 	unsigned int i;
 
 	fx_rc_connect(a, b, true);
@@ -399,7 +399,7 @@ START_TEST(inbox_continues)
 	struct sefa_qp *b = fx_qp(pd1, fx_cq(1), IBV_QPT_RC);
 	uint32_t len = 2 * NIC_WIRE_CHUNK - 500, i;
 	struct sefa_mr *m0, *m1;
-	struct efa_io_tx_wqe w;
+	struct efa_io_tx_wqe_128 w;
 	unsigned int rounds = 0;
 
 	for (i = 0; i < len; i++)

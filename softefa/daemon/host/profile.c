@@ -30,6 +30,9 @@
 		  EFA_QUERY_DEVICE_CAPS_CQ_WITH_SGID)
 #define CAPS_RDMA (CAPS_ANY | EFA_QUERY_DEVICE_CAPS_RDMA_READ |	\
 		   EFA_QUERY_DEVICE_CAPS_RDMA_WRITE)
+/* 0xefa2 on: a write with immediate takes no posted receive */
+#define CAPS_UNSOLICITED (CAPS_RDMA |					\
+			  EFA_QUERY_DEVICE_CAPS_UNSOLICITED_WRITE_RECV)
 
 /*
  * Queue limits of a real 0xefa1 device (shared/research/efa.md, "Typical
@@ -66,11 +69,16 @@
 	.node_type_str = "7: unspecified",				\
 	.link_layer = IBV_LINK_LAYER_UNSPECIFIED
 
-/* 0xefa1 on: RDMA read and write of up to 1 GiB, one CQ ring. */
+/*
+ * 0xefa1 on: RDMA read and write of up to 1 GiB, one CQ ring, and 128-byte
+ * send WQEs with 80 bytes inline: rdma-core's provider (v64) offers
+ * inline RDMA write, which needs them, on every device with RDMA write.
+ */
 #define RDMA_LIMITS							\
 	LIMITS,								\
 	.max_rdma_size = 1U << 30,					\
-	.sub_cqs_per_cq = 1
+	.sub_cqs_per_cq = 1,						\
+	.inline_buf_size_ex = 80
 
 /*
  * Today's hardware, the default and the base of "extended": the newest
@@ -83,7 +91,6 @@
 	.link_gbps = 100,						\
 	.not_yet = {							\
 		.device_caps = EFA_QUERY_DEVICE_CAPS_DATA_POLLING_128 |	\
-			       EFA_QUERY_DEVICE_CAPS_UNSOLICITED_WRITE_RECV |\
 			       EFA_QUERY_DEVICE_CAPS_CQ_WITH_EXT_MEM,	\
 	}
 
@@ -93,7 +100,7 @@ static const struct sefa_profile profiles[] = {
 		.what = "the default: today's EFA, as efa2",
 		EFA_PORT,
 		GEN_EFA2,
-		.device_caps = CAPS_RDMA,
+		.device_caps = CAPS_UNSOLICITED,
 	},
 	{
 		.name = "extended",
@@ -105,7 +112,7 @@ static const struct sefa_profile profiles[] = {
 		.has_lid = true,
 		.has_mad = true,
 		.mr_ic_ids = true,
-		.device_caps = CAPS_RDMA | SEFA_QUERY_DEVICE_CAPS_RC |
+		.device_caps = CAPS_UNSOLICITED | SEFA_QUERY_DEVICE_CAPS_RC |
 			       SEFA_QUERY_DEVICE_CAPS_INDIRECT_MR,
 		.max_qp_rd_atom = 16,
 	},
@@ -139,7 +146,7 @@ static const struct sefa_profile profiles[] = {
 		.what = "third EFA: RDMA, 128-byte data polling",
 		EFA_PORT,
 		GEN_EFA2,
-		.device_caps = CAPS_RDMA,
+		.device_caps = CAPS_UNSOLICITED,
 	},
 	{
 		.name = "efa3",
@@ -148,26 +155,23 @@ static const struct sefa_profile profiles[] = {
 		RDMA_LIMITS,
 		.vendor_part_id = 0xefa3,
 		.link_gbps = 200,
-		.device_caps = CAPS_RDMA,
+		.device_caps = CAPS_UNSOLICITED,
 		.not_yet = {
 			.device_caps = EFA_QUERY_DEVICE_CAPS_DATA_POLLING_128 |
-				       EFA_QUERY_DEVICE_CAPS_UNSOLICITED_WRITE_RECV |
 				       EFA_QUERY_DEVICE_CAPS_CQ_WITH_EXT_MEM,
 		},
 	},
 	{
 		.name = "efa4",
-		.what = "fifth EFA: 128-byte WQEs; stock provider from v64",
+		.what = "fifth EFA: stock provider from rdma-core v64",
 		EFA_PORT,
 		RDMA_LIMITS,
 		.vendor_part_id = 0xefa4,
 		.link_gbps = 400,
-		.device_caps = CAPS_RDMA,
+		.device_caps = CAPS_UNSOLICITED,
 		.not_yet = {
 			.device_caps = EFA_QUERY_DEVICE_CAPS_DATA_POLLING_128 |
-				       EFA_QUERY_DEVICE_CAPS_UNSOLICITED_WRITE_RECV |
 				       EFA_QUERY_DEVICE_CAPS_CQ_WITH_EXT_MEM,
-			.inline_buf_size_ex = 80,
 		},
 	},
 };
@@ -223,15 +227,13 @@ void sefa_profiles_print(FILE *f)
 		p = &profiles[i];
 		fprintf(f, "  %-9s %#06x  %s\n", p->name, p->vendor_part_id,
 			p->what);
-		fprintf(f, "  %-9s         sub-CQs %u, caps ", "",
-			p->sub_cqs_per_cq);
+		fprintf(f, "  %-9s         sub-CQs %u, inline %u/%u, caps ", "",
+			p->sub_cqs_per_cq, p->inline_buf_size,
+			p->inline_buf_size_ex);
 		caps_print(f, p->device_caps);
-		if (p->not_yet.device_caps || p->not_yet.inline_buf_size_ex) {
+		if (p->not_yet.device_caps) {
 			fputs("; hardware also: ", f);
 			caps_print(f, p->not_yet.device_caps);
-			if (p->not_yet.inline_buf_size_ex)
-				fprintf(f, ",inline-%u",
-					p->not_yet.inline_buf_size_ex);
 			fputs(" (SoftEFA: not yet)", f);
 		}
 		fputc('\n', f);

@@ -19,7 +19,6 @@
  */
 struct sefa_profile_not_yet {
 	uint32_t device_caps;		/* EFA_QUERY_DEVICE_CAPS_* */
-	uint16_t inline_buf_size_ex;	/* with 128-byte send WQEs */
 };
 
 struct sefa_profile {
@@ -54,6 +53,12 @@ struct sefa_profile {
 	uint32_t device_caps;		/* EFA_QUERY_DEVICE_CAPS_* */
 	uint16_t sub_cqs_per_cq;
 	uint16_t inline_buf_size;
+	/*
+	 * Inline bytes of a 128-byte send WQE, which a device takes where it
+	 * reports more than inline_buf_size here; inline_buf_size alone: it
+	 * takes 64-byte WQEs only.
+	 */
+	uint16_t inline_buf_size_ex;
 	uint32_t max_llq_size;
 	uint16_t max_tx_batch;
 	uint16_t min_sq_wr;

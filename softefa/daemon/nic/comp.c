@@ -15,8 +15,8 @@
 
 #include "nic/loc.h"
 
-static void complete_send(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
-			  int status)
+static void complete_send(struct sefa_qp *qp,
+			  const struct efa_io_tx_wqe_128 *w, int status)
 {
 	struct efa_io_rx_cdesc_ex e = {};
 	unsigned int op = w->meta.ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK;
@@ -263,7 +263,7 @@ bool nic_comp_overdue(const struct nic_engine *eng, const struct sefa_qp *qp,
 
 /* The GID an SRD WQE went to: its AH's. */
 static const uint8_t *srd_peer(const struct sefa_qp *qp,
-			       const struct efa_io_tx_wqe *w)
+			       const struct efa_io_tx_wqe_128 *w)
 {
 	return qp->dev->ah[w->meta.ah < SEFA_MAX_AH ? w->meta.ah : 0].gid;
 }

@@ -121,7 +121,7 @@ enum nic_send_state {
  */
 struct nic_send {
 	struct sefa_qp *qp;
-	const struct efa_io_tx_wqe *wqe;	/* the requester's copy */
+	const struct efa_io_tx_wqe_128 *wqe;	/* the requester's copy */
 	uint32_t psn;
 	uint64_t off;			/* bytes of the message answered */
 	bool at_head;			/* RC: on the SQ until it retires */
@@ -168,7 +168,7 @@ struct nic_engine {
 	struct dma_seg local_segs[MAX_SEGS];
 	struct dma_seg peer_segs[MAX_SEGS];
 	struct efa_io_klm umr_list[SEFA_INDIRECT_MR_MAX_ENTRIES];
-	struct efa_io_tx_wqe ahead_wqe[AHEAD_WQES];
+	struct efa_io_tx_wqe_128 ahead_wqe[AHEAD_WQES];
 	const uint8_t *ahead_data[AHEAD_WQES];
 	struct dma_seg ahead_segs[AHEAD_SEGS];
 	uint8_t ahead_buf[AHEAD_BYTES];

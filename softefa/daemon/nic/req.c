@@ -9,6 +9,8 @@
  * waits on the QP's pending list.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +32,54 @@ static uint16_t sq_producer(struct sefa_qp *qp)
 						      SEFA_SQ_DB_OFF),
 					 __ATOMIC_ACQUIRE);
 	return qp->sq_db_seen;
+}
+
+/*
+ * The WQE at @idx of the SQ, in the slot size the QP was created with; a
+ * 64-byte WQE's copy is zero past its end.
+ */
+static void sq_fetch(const struct sefa_qp *qp, uint16_t idx,
+		     struct efa_io_tx_wqe_128 *w)
+{
+	const uint8_t *ring = qp->sq_ring->addr;
+
+	if (qp->sq_wqe_size < sizeof(*w))
+		memset((uint8_t *)w + qp->sq_wqe_size, 0,
+		       sizeof(*w) - qp->sq_wqe_size);
+	memcpy(w, ring + (size_t)(idx & (qp->sq_entries - 1)) * qp->sq_wqe_size,
+	       qp->sq_wqe_size);
+}
+
+/*
+ * A WQE that claims more than the device takes (softefad(8), LOG): its
+ * status, and the reason in the log, for the first such WQE of the QP, or
+ * for each with --verbose.
+ */
+static int wqe_refuse(struct sefa_qp *qp, int status, const char *fmt, ...)
+{
+	struct sefa_client *c = qp->uobj.c;
+	char why[128];
+	va_list ap;
+
+	if (qp->wqe_refused++ && !c->d->verbose)
+		return status;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "softefad: pid %d: QP %u refused a send WQE: %s (completion status %d)\n",
+		(int)c->pid, qp->qpn, why, status);
+	return status;
+}
+
+/*
+ * The inline bytes a WQE of the QP holds: its slot's size decides, and an
+ * RDMA write takes them only in a 128-byte slot.
+ */
+static uint32_t wqe_inline_room(const struct sefa_qp *qp, bool rdma)
+{
+	if (qp->sq_wqe_size == EFA_IO_TX_WQE_128_SIZE)
+		return EFA_IO_TX_DESC_INLINE_MAX_SIZE_128;
+	return rdma ? 0 : EFA_IO_TX_DESC_INLINE_MAX_SIZE;
 }
 
 /*
@@ -68,8 +118,8 @@ static uint64_t max_msg(const struct sefa_qp *qp)
  * its device, by GID or LID, and its QP.  Otherwise the WQE names a
  * device's AH, which must be one of the QP's PD.  Returns a status.
  */
-static int req_route(const struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
-		     struct sefa_pkt *pkt)
+static int req_route(const struct sefa_qp *qp,
+		     const struct efa_io_tx_wqe_128 *w, struct sefa_pkt *pkt)
 {
 	const struct sefa_dev_ah *ah;
 
@@ -95,11 +145,13 @@ static int req_route(const struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
  * The buffers of a SEND by key, checked: at most the descriptor's, each
  * key leading to memory of the QP's PD.  Returns a status.
  */
-static int send_buffers(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
+static int send_buffers(struct sefa_qp *qp, const struct efa_io_tx_wqe_128 *w,
 			struct seg_list *out, uint64_t *len)
 {
 	if (w->meta.length > EFA_IO_TX_DESC_NUM_BUFS)
-		return EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR;
+		return wqe_refuse(qp, EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR,
+				  "%u buffers, at most %u", w->meta.length,
+				  EFA_IO_TX_DESC_NUM_BUFS);
 	return gather_local(qp, w->data.sgl, w->meta.length, 0, out, len);
 }
 
@@ -107,13 +159,15 @@ static int send_buffers(struct sefa_qp *qp, const struct efa_io_tx_wqe *w,
 static int req_send(struct nic_engine *eng, const struct nic_send *s,
 		    struct sefa_pkt *pkt)
 {
-	const struct efa_io_tx_wqe *w = s->wqe;
+	const struct efa_io_tx_wqe_128 *w = s->wqe;
 	struct sefa_qp *qp = s->qp;
 	int st;
 
 	if (w->meta.ctrl1 & EFA_IO_TX_META_DESC_INLINE_MSG) {
-		if (w->meta.length > EFA_IO_TX_DESC_INLINE_MAX_SIZE)
-			return EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH;
+		if (w->meta.length > wqe_inline_room(qp, false))
+			return wqe_refuse(qp, EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH,
+					  "SEND of %u inline bytes in a %u-byte WQE",
+					  w->meta.length, qp->sq_wqe_size);
 		pkt->len = w->meta.length;
 		pkt->data = w->data.inline_data;
 	} else {
@@ -140,28 +194,19 @@ static int req_send(struct nic_engine *eng, const struct nic_send *s,
 	return req_route(qp, w, pkt);
 }
 
-/*
- * RDMA read and write, over SRD and RC: the target's memory, by its rkey,
- * from or into our one local buffer, which may be longer.  A write with
- * immediate also takes a receive at the target.
- */
-static int req_rdma(struct nic_engine *eng, const struct nic_send *s,
-		    struct sefa_pkt *pkt)
+/* The local buffer of an RDMA read or write, which may be the longer. */
+static int req_rdma_local(struct nic_engine *eng, struct sefa_qp *qp,
+			  const struct efa_io_tx_wqe_128 *w, bool write,
+			  struct sefa_pkt *pkt)
 {
-	const struct efa_io_tx_wqe *w = s->wqe;
 	const struct efa_io_remote_mem_addr *rm = &w->data.rdma_req.remote_mem;
-	bool write = (w->meta.ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK) ==
-		     EFA_IO_RDMA_WRITE;
-	uint32_t cap = write ? EFA_QUERY_DEVICE_CAPS_RDMA_WRITE :
-			       EFA_QUERY_DEVICE_CAPS_RDMA_READ;
-	struct sefa_qp *qp = s->qp;
 	uint64_t len;
 	int st;
 
-	if (qp->type == IBV_QPT_UD || !(qp->dev->profile->device_caps & cap))
-		return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_OP_TYPE;
 	if (w->meta.length != EFA_IO_TX_DESC_NUM_RDMA_BUFS)
-		return EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR;
+		return wqe_refuse(qp, EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR,
+				  "RDMA with %u buffers, not %u",
+				  w->meta.length, EFA_IO_TX_DESC_NUM_RDMA_BUFS);
 	pkt->segs.seg = eng->local_segs;
 	st = gather_local(qp, w->data.rdma_req.local_mem, 1,
 			  write ? 0 : IBV_ACCESS_LOCAL_WRITE, &pkt->segs, &len);
@@ -170,6 +215,62 @@ static int req_rdma(struct nic_engine *eng, const struct nic_send *s,
 	if (rm->length > len || rm->length > qp->dev->profile->max_rdma_size)
 		return EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH;
 	pkt->len = rm->length;
+	return EFA_IO_COMP_STATUS_OK;
+}
+
+/*
+ * An RDMA write whose data the 128-byte WQE carries in place of the local
+ * buffer: remote_mem.length and meta.length both say how much.  A read
+ * cannot be inline, nor a write in a 64-byte WQE.
+ */
+static int req_rdma_inline(struct sefa_qp *qp,
+			   const struct efa_io_tx_wqe_128 *w,
+			   struct sefa_pkt *pkt)
+{
+	const struct efa_io_remote_mem_addr *rm = &w->data.rdma_req.remote_mem;
+	uint32_t room = wqe_inline_room(qp, true);
+
+	if ((w->meta.ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK) !=
+	    EFA_IO_RDMA_WRITE || !room)
+		return wqe_refuse(qp, EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_OP_TYPE,
+				  "inline RDMA %s in a %u-byte WQE",
+				  (w->meta.ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK) ==
+				  EFA_IO_RDMA_WRITE ? "write" : "read",
+				  qp->sq_wqe_size);
+	if (w->meta.length > room || rm->length != w->meta.length)
+		return wqe_refuse(qp, EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH,
+				  "inline RDMA write of %u bytes (remote %u) in a %u-byte WQE",
+				  w->meta.length, rm->length, qp->sq_wqe_size);
+	pkt->len = w->meta.length;
+	pkt->data = w->data.rdma_req.inline_data;
+	return EFA_IO_COMP_STATUS_OK;
+}
+
+/*
+ * RDMA read and write, over SRD and RC: the target's memory, by its rkey,
+ * from or into our one local buffer, which may be longer.  A write with
+ * immediate also takes a receive at the target.
+ */
+static int req_rdma(struct nic_engine *eng, const struct nic_send *s,
+		    struct sefa_pkt *pkt)
+{
+	const struct efa_io_tx_wqe_128 *w = s->wqe;
+	const struct efa_io_remote_mem_addr *rm = &w->data.rdma_req.remote_mem;
+	bool write = (w->meta.ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK) ==
+		     EFA_IO_RDMA_WRITE;
+	uint32_t cap = write ? EFA_QUERY_DEVICE_CAPS_RDMA_WRITE :
+			       EFA_QUERY_DEVICE_CAPS_RDMA_READ;
+	struct sefa_qp *qp = s->qp;
+	int st;
+
+	if (qp->type == IBV_QPT_UD || !(qp->dev->profile->device_caps & cap))
+		return EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_OP_TYPE;
+	if (w->meta.ctrl1 & EFA_IO_TX_META_DESC_INLINE_MSG)
+		st = req_rdma_inline(qp, w, pkt);
+	else
+		st = req_rdma_local(eng, qp, w, write, pkt);
+	if (st)
+		return st;
 	pkt->rkey = rm->rkey;
 	pkt->raddr = addr64(rm->buf_addr_lo, rm->buf_addr_hi);
 	if (write && (w->meta.ctrl1 & EFA_IO_TX_META_DESC_HAS_IMM)) {
@@ -278,7 +379,7 @@ static void req_xmit(struct nic_engine *eng, struct nic_send *s,
 }
 
 /* A WQE whole in one descriptor, as this device takes them. */
-static bool wqe_whole(const struct efa_io_tx_wqe *w)
+static bool wqe_whole(const struct efa_io_tx_wqe_128 *w)
 {
 	const uint8_t need = EFA_IO_TX_META_DESC_FIRST | EFA_IO_TX_META_DESC_LAST;
 
@@ -297,7 +398,10 @@ void nic_req_exec(struct nic_engine *eng, struct nic_send *s)
 
 	s->no_packet = true;
 	if (!wqe_whole(s->wqe)) {
-		nic_comp_retire(s, EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR);
+		nic_comp_retire(s, wqe_refuse(s->qp,
+					      EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR,
+					      "not one whole descriptor (ctrl1 %#x, ctrl2 %#x)",
+					      s->wqe->meta.ctrl1, s->wqe->meta.ctrl2));
 		return;
 	}
 	if ((s->wqe->meta.ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK) ==
@@ -319,7 +423,7 @@ void nic_req_exec(struct nic_engine *eng, struct nic_send *s)
  * behind it moves.  Returns false while the head must wait.
  */
 static bool req_rc_head(struct nic_engine *eng, struct sefa_qp *qp,
-			const struct efa_io_tx_wqe *w)
+			const struct efa_io_tx_wqe_128 *w)
 {
 	struct sefa_pending *p = qp->rc_head;
 	struct nic_send s = {
@@ -357,7 +461,7 @@ static bool req_rc_head(struct nic_engine *eng, struct sefa_qp *qp,
  * what is left of @all.  They are added to it.
  */
 static bool ahead_one(struct nic_engine *eng, struct sefa_qp *qp,
-		      const struct efa_io_tx_wqe *w, struct seg_list *all,
+		      const struct efa_io_tx_wqe_128 *w, struct seg_list *all,
 		      uint64_t *len)
 {
 	struct seg_list segs = { .seg = eng->local_segs };
@@ -389,7 +493,6 @@ static bool ahead_one(struct nic_engine *eng, struct sefa_qp *qp,
 static unsigned int req_read_ahead(struct nic_engine *eng, struct sefa_qp *qp,
 				   uint16_t pc)
 {
-	const struct efa_io_tx_wqe *ring = qp->sq_ring->addr;
 	struct seg_list all = { .seg = eng->ahead_segs };
 	unsigned int n = 0, max = (uint16_t)(pc - qp->sq_ci);
 	uint64_t total = 0, len;
@@ -405,9 +508,9 @@ static unsigned int req_read_ahead(struct nic_engine *eng, struct sefa_qp *qp,
 	if (max < 2)
 		return 0;
 	for (; n < max; n++) {
-		struct efa_io_tx_wqe *w = &eng->ahead_wqe[n];
+		struct efa_io_tx_wqe_128 *w = &eng->ahead_wqe[n];
 
-		*w = ring[(uint16_t)(qp->sq_ci + n) & (qp->sq_entries - 1)];
+		sq_fetch(qp, qp->sq_ci + n, w);
 		if (!ahead_one(eng, qp, w, &all, &len) ||
 		    total + len > AHEAD_BYTES)
 			break;
@@ -421,19 +524,22 @@ static unsigned int req_read_ahead(struct nic_engine *eng, struct sefa_qp *qp,
 
 unsigned int nic_req_sq(struct nic_engine *eng, struct sefa_qp *qp)
 {
-	const struct efa_io_tx_wqe *ring = qp->sq_ring->addr;
 	uint16_t pc = sq_producer(qp);
 	unsigned int work = 0, ahead = req_read_ahead(eng, qp, pc);
 
 	/* A doorbell beyond the ring is the provider's bug: do one lap. */
 	while (qp->sq_ci != pc && work < qp->sq_entries &&
 	       (qp->npending < SRD_WINDOW || qp->state == IBV_QPS_ERR)) {
-		struct efa_io_tx_wqe w = work < ahead ? eng->ahead_wqe[work] :
-				ring[qp->sq_ci & (qp->sq_entries - 1)];
+		struct efa_io_tx_wqe_128 w;
 		struct nic_send s = {
 			.qp = qp, .wqe = &w, .psn = qp->sq_psn,
 			.data = work < ahead ? eng->ahead_data[work] : NULL,
 		};
+
+		if (work < ahead)
+			w = eng->ahead_wqe[work];
+		else
+			sq_fetch(qp, qp->sq_ci, &w);
 
 		/* A datagram QP's packets each have their own PSN. */
 		if (qp->type != IBV_QPT_RC)

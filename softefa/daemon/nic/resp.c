@@ -68,7 +68,11 @@ static unsigned int next_recv(struct sefa_qp *qp, struct efa_io_rx_desc *d)
 	return 0;
 }
 
-/* The receive completion; @pkt is the message's, or NULL for a flush. */
+/*
+ * The receive completion; @pkt is the message's, or NULL for a flush.  @d
+ * is the receive taken, or NULL for a write with immediate that took none
+ * (unsolicited).
+ */
 static void complete_recv(struct sefa_qp *tqp, const struct efa_io_rx_desc *d,
 			  int status, const struct sefa_pkt *pkt, uint64_t len)
 {
@@ -76,9 +80,11 @@ static void complete_recv(struct sefa_qp *tqp, const struct efa_io_rx_desc *d,
 
 	if (status != EFA_IO_COMP_STATUS_OK)
 		NIC_COUNT(tqp, errors, 1);
-	e.base.common.req_id = d->req_id;
+	e.base.common.req_id = d ? d->req_id : 0;
 	e.base.common.status = status;
 	e.base.common.flags = EFA_IO_RECV_QUEUE << EFA_IO_CDESC_COMMON_Q_TYPE_SHIFT;
+	if (!d)
+		e.base.common.flags |= EFA_IO_CDESC_COMMON_UNSOLICITED;
 	e.base.common.qp_num = tqp->qpn;
 	if (pkt) {
 		if (pkt->flags & SEFA_PKT_IMM) {
@@ -331,7 +337,11 @@ static int resp_rdma(struct nic_engine *eng, struct sefa_qp *tqp,
 			    access, &remote) ||
 	    (tqp->type == IBV_QPT_RC && !(tqp->access_flags & access)))
 		return EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS;
-	if (pkt->flags & SEFA_PKT_IMM) {
+	/*
+	 * A write with immediate takes a receive, but on a QP made with
+	 * unsolicited write receive only completes there.
+	 */
+	if ((pkt->flags & SEFA_PKT_IMM) && !tqp->unsolicited_write_recv) {
 		nrx = next_recv(tqp, rx);
 		if (!nrx)
 			return EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR;
@@ -356,6 +366,8 @@ static int resp_rdma(struct nic_engine *eng, struct sefa_qp *tqp,
 		NIC_COUNT(tqp, rx_bytes, pkt->len);
 	if (nrx)
 		consume_recv(tqp, rx, nrx, EFA_IO_COMP_STATUS_OK, pkt, pkt->len);
+	else if (write && (pkt->flags & SEFA_PKT_IMM))
+		complete_recv(tqp, NULL, EFA_IO_COMP_STATUS_OK, pkt, pkt->len);
 	return EFA_IO_COMP_STATUS_OK;
 }
 

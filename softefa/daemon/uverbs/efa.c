@@ -11,6 +11,7 @@
 #include <rdma/efa-abi.h>
 #include <rdma/ib_user_verbs.h>
 
+#include "efa_abi_compat.h"
 #include "efa_ext_abi.h"
 #include "uverbs/uverbs.h"
 
@@ -18,7 +19,8 @@ int efa_alloc_ucontext(struct sefa_cmd *cmd)
 {
 	const struct sefa_profile *p = cmd->c->dev->profile;
 	struct sefa_ibv_alloc_ucontext_resp ext = {};
-	struct efa_ibv_alloc_ucontext_resp *resp = &ext.efa;
+	struct efa_compat_alloc_ucontext_resp resp_v64 = {};
+	struct efa_compat_alloc_ucontext_resp *resp = &resp_v64;
 	struct efa_ibv_alloc_ucontext_cmd ucmd;
 	uint64_t key;
 	int ret;
@@ -47,6 +49,9 @@ int efa_alloc_ucontext(struct sefa_cmd *cmd)
 	resp->max_llq_size = p->max_llq_size;
 	resp->max_tx_batch = p->max_tx_batch;
 	resp->min_sq_wr = p->min_sq_wr;
+	/* older userspace reads these bytes as reserved and ignores them */
+	resp->inline_buf_size_ex = p->inline_buf_size_ex;
+	memcpy(&ext.efa, resp, sizeof(ext.efa));
 	/* the wake page, for userspace that left room to hear of it */
 	if (cmd->udata_out.len >= sizeof(ext) && cmd->c->dev->wake_page) {
 		ret = sefa_mmap_insert(cmd->c, cmd->c->dev->wake_page, 0,
@@ -139,5 +144,51 @@ int efa_fill_port_attr(const struct sefa_device *dev, unsigned int port,
 			&resp->active_width);
 	resp->phys_state = 5;		/* LinkUp */
 	resp->link_layer = p->link_layer;
+	return 0;
+}
+
+/* IB_WIDTH_* as lanes, and IB_SPEED_* as a lane's data rate in 100 Mb/s. */
+static unsigned int width_lanes(uint8_t width)
+{
+	switch (width) {
+	case 1: return 1;
+	case 2: return 4;
+	case 4: return 8;
+	case 8: return 12;
+	case 16: return 2;
+	default: return 0;
+	}
+}
+
+static unsigned int speed_lane_rate(uint8_t speed)
+{
+	switch (speed) {
+	case 1: return 25;	/* SDR */
+	case 2: return 50;	/* DDR */
+	case 4: return 100;	/* QDR */
+	case 8: return 103;	/* FDR10 */
+	case 16: return 140;	/* FDR */
+	case 32: return 250;	/* EDR */
+	case 64: return 500;	/* HDR */
+	case 128: return 1000;	/* NDR */
+	default: return 0;
+	}
+}
+
+/*
+ * The port's bandwidth in 100 Mb/s units, for UVERBS_METHOD_QUERY_PORT_SPEED:
+ * its active width times speed, as query_port and sysfs rate report them.
+ */
+int efa_port_speed(const struct sefa_device *dev, unsigned int port,
+		   uint64_t *speed)
+{
+	struct ib_uverbs_query_port_resp attr;
+	int ret;
+
+	ret = efa_fill_port_attr(dev, port, &attr);
+	if (ret)
+		return ret;
+	*speed = (uint64_t)width_lanes(attr.active_width) *
+		 speed_lane_rate(attr.active_speed);
 	return 0;
 }

@@ -62,5 +62,7 @@ void efa_fill_device_attr(const struct sefa_device *dev,
 			  struct ib_uverbs_query_device_resp *resp);
 int efa_fill_port_attr(const struct sefa_device *dev, unsigned int port,
 		       struct ib_uverbs_query_port_resp *resp);
+int efa_port_speed(const struct sefa_device *dev, unsigned int port,
+		   uint64_t *speed);
 
 #endif

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The ioctl() ABI of ib_uverbs (RDMA_VERBS_IOCTL): the header and attribute
- * rules of the kernel's uverbs_ioctl.c, and the methods libibverbs 44 issues
- * for the device-level verbs.
+ * rules of the kernel's uverbs_ioctl.c, and the methods libibverbs 44 and 64
+ * issue for the device-level verbs.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -318,6 +318,22 @@ static int method_query_port(struct bundle *b)
 		return ret;
 	return copy_to_struct_or_zero(b, UVERBS_ATTR_QUERY_PORT_RESP, &resp,
 				      sizeof(resp));
+}
+
+static int method_query_port_speed(struct bundle *b)
+{
+	uint64_t port, speed;
+	int ret;
+
+	ret = get_const(b, UVERBS_ATTR_QUERY_PORT_SPEED_PORT_NUM, UINT32_MAX,
+			&port);
+	if (ret)
+		return ret;
+	if (efa_port_speed(b->c->dev, port, &speed))
+		return sefa_refuse(b->c, -EINVAL, "port speed of port %llu",
+				   (unsigned long long)port);
+	return copy_to(b, UVERBS_ATTR_QUERY_PORT_SPEED_RESP, &speed,
+		       sizeof(speed));
 }
 
 static void fill_gid_entry(const struct sefa_device *dev, uint32_t port,
@@ -689,6 +705,12 @@ static const struct attr_spec query_port_attrs[] = {
 	    sizeof(struct ib_uverbs_query_port_resp_ex), true),
 };
 
+static const struct attr_spec query_port_speed_attrs[] = {
+	CONST_IN(UVERBS_ATTR_QUERY_PORT_SPEED_PORT_NUM, true),
+	OUT(UVERBS_ATTR_QUERY_PORT_SPEED_RESP, sizeof(uint64_t),
+	    sizeof(uint64_t), true),
+};
+
 static const struct attr_spec query_gid_entry_attrs[] = {
 	CONST_IN(UVERBS_ATTR_QUERY_GID_ENTRY_PORT, true),
 	CONST_IN(UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX, true),
@@ -805,6 +827,8 @@ static const struct ioctl_method methods[] = {
 	       method_get_context, get_context_attrs, true, false),
 	METHOD(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT,
 	       method_query_port, query_port_attrs, false, true),
+	METHOD(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT_SPEED,
+	       method_query_port_speed, query_port_speed_attrs, false, true),
 	METHOD(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_GID_ENTRY,
 	       method_query_gid_entry, query_gid_entry_attrs, false, true),
 	METHOD(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_GID_TABLE,

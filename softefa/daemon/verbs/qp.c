@@ -12,6 +12,7 @@
 #include <rdma/efa-abi.h>
 #include <rdma/ib_user_verbs.h>
 
+#include "efa_abi_compat.h"
 #include "efa_ext_abi.h"
 #include "verbs/verbs.h"
 
@@ -20,48 +21,104 @@ static bool is_pow2(uint32_t v)
 	return v && !(v & (v - 1));
 }
 
+/* The inline bytes the device takes in a send WQE of @wqe_size bytes. */
+static uint32_t wqe_inline_max(const struct sefa_profile *p, uint32_t wqe_size)
+{
+	return wqe_size == EFA_IO_TX_WQE_128_SIZE ? p->inline_buf_size_ex :
+						    p->inline_buf_size;
+}
+
 static int qp_check_caps(struct sefa_client *c, const struct sefa_profile *p,
 			 const struct sefa_qp_params *qp)
 {
+	uint32_t inline_max = wqe_inline_max(p, EFA_IO_TX_WQE_128_SIZE);
+
 	if (qp->max_send_wr > p->max_sq_wr || qp->max_recv_wr > p->max_rq_wr ||
 	    qp->max_send_sge > p->max_sq_sge ||
 	    qp->max_recv_sge > p->max_rq_sge ||
-	    qp->max_inline > p->inline_buf_size)
+	    qp->max_inline > inline_max)
 		return sefa_refuse(c, -EINVAL,
-				   "caps above the device's (wr %u/%u, sge %u/%u, inline %u)",
+				   "caps above the device's (wr %u/%u, sge %u/%u, inline %u of %u)",
 				   qp->max_send_wr, qp->max_recv_wr,
 				   qp->max_send_sge, qp->max_recv_sge,
-				   qp->max_inline);
+				   qp->max_inline, inline_max);
 	return 0;
 }
 
-/* The efa driver's QP udata; fills the ring geometry. */
+/*
+ * The size of the SQ's WQEs, which the device learns as the efa driver
+ * tells it: the ring's bytes over its depth, max_send_wr.  64 bytes, or
+ * 128 on a device that takes them; never less than the inline data asked
+ * for needs.
+ */
+static int qp_wqe_size(struct sefa_client *c, const struct sefa_qp_params *p,
+		       uint32_t ring_size, uint32_t *wqe_size)
+{
+	const struct sefa_profile *prof = c->dev->profile;
+	uint32_t size = p->max_send_wr ? ring_size / p->max_send_wr : 0;
+
+	if (!p->max_send_wr || ring_size % p->max_send_wr ||
+	    (size != EFA_IO_TX_WQE_SIZE && size != EFA_IO_TX_WQE_128_SIZE))
+		return sefa_refuse(c, -EINVAL,
+				   "SQ ring of %u bytes for %u WQEs: no WQE size",
+				   ring_size, p->max_send_wr);
+	if (size == EFA_IO_TX_WQE_128_SIZE &&
+	    prof->inline_buf_size_ex <= prof->inline_buf_size)
+		return sefa_refuse(c, -EINVAL,
+				   "128-byte WQEs: not on profile %s",
+				   prof->name);
+	if (p->max_inline > wqe_inline_max(prof, size))
+		return sefa_refuse(c, -EINVAL,
+				   "inline %u does not fit a %u-byte WQE",
+				   p->max_inline, size);
+	*wqe_size = size;
+	return 0;
+}
+
+/*
+ * The efa driver's QP udata, Debian's 16 bytes or rdma-core v64's 24 with
+ * flags and service level; fills the ring geometry.
+ */
 static int qp_udata(struct sefa_cmd *cmd, const struct sefa_qp_params *p,
-		    struct efa_ibv_create_qp *ucmd)
+		    struct efa_compat_create_qp *ucmd, uint32_t *wqe_size)
 {
 	const struct sefa_profile *prof = cmd->c->dev->profile;
 	struct sefa_client *c = cmd->c;
+	uint16_t flags_ok = 0;
+	size_t i;
 	int ret;
 
-	if (cmd->udata_in.len < offsetofend(struct efa_ibv_create_qp,
+	if (cmd->udata_in.len < offsetofend(struct efa_compat_create_qp,
 					    driver_qp_type))
 		return sefa_refuse(c, -EINVAL, "udata too short for efa's");
+	memset(ucmd, 0, sizeof(*ucmd));
 	ret = sefa_udata_in(cmd, ucmd, sizeof(*ucmd));
 	if (ret)
 		return ret;
 	ret = sefa_ubuf_is_zero_from(c, &cmd->udata_in, sizeof(*ucmd));
 	if (ret <= 0)
 		return ret ? ret : sefa_udata_unknown(c);
+	for (i = 0; i < sizeof(ucmd->reserved_98); i++)
+		if (ucmd->reserved_98[i])
+			return sefa_udata_unknown(c);
 	if (ucmd->comp_mask)
 		return sefa_refuse(c, -EINVAL, "udata comp_mask %#x unknown",
 				   ucmd->comp_mask);
+	if (prof->device_caps & EFA_QUERY_DEVICE_CAPS_UNSOLICITED_WRITE_RECV)
+		flags_ok |= EFA_CREATE_QP_WITH_UNSOLICITED_WRITE_RECV;
+	if (ucmd->flags & ~flags_ok)
+		return sefa_refuse(c, -EOPNOTSUPP,
+				   "create flags %#x, this profile takes %#x",
+				   ucmd->flags, flags_ok);
 	if (p->type == IBV_QPT_DRIVER &&
 	    ucmd->driver_qp_type != EFA_QP_DRIVER_TYPE_SRD)
 		return sefa_refuse(c, -EOPNOTSUPP, "driver QP type %u",
 				   ucmd->driver_qp_type);
+	ret = qp_wqe_size(c, p, ucmd->sq_ring_size, wqe_size);
+	if (ret)
+		return ret;
 	/* The device walks both rings modulo a power of two. */
-	if (ucmd->sq_ring_size % EFA_IO_TX_WQE_SIZE ||
-	    !is_pow2(ucmd->sq_ring_size / EFA_IO_TX_WQE_SIZE) ||
+	if (!is_pow2(p->max_send_wr) ||
 	    ucmd->sq_ring_size > prof->max_llq_size)
 		return sefa_refuse(c, -EINVAL, "SQ ring of %u bytes",
 				   ucmd->sq_ring_size);
@@ -76,13 +133,13 @@ static int qp_udata(struct sefa_cmd *cmd, const struct sefa_qp_params *p,
 }
 
 static int qp_rings(struct sefa_cmd *cmd, struct sefa_qp *qp,
-		    const struct efa_ibv_create_qp *ucmd,
+		    const struct efa_compat_create_qp *ucmd,
 		    struct efa_ibv_create_qp_resp *resp)
 {
 	struct sefa_client *c = cmd->c;
 	int ret;
 
-	qp->sq_entries = ucmd->sq_ring_size / EFA_IO_TX_WQE_SIZE;
+	qp->sq_entries = ucmd->sq_ring_size / qp->sq_wqe_size;
 	qp->rq_entries = ucmd->rq_ring_size / EFA_IO_RX_DESC_SIZE;
 	qp->sq_ring = sefa_shm_new(c, ucmd->sq_ring_size);
 	qp->db = sefa_shm_new(c, SEFA_PAGE_SIZE);
@@ -180,8 +237,9 @@ int sefa_qp_create(struct sefa_cmd *cmd, const struct sefa_qp_params *p,
 {
 	struct sefa_client *c = cmd->c;
 	struct sefa_device *dev = c->dev;
-	struct efa_ibv_create_qp ucmd;
+	struct efa_compat_create_qp ucmd;
 	struct sefa_qp *qp;
+	uint32_t wqe_size;
 	unsigned int idx;
 	int ret;
 
@@ -201,13 +259,14 @@ int sefa_qp_create(struct sefa_cmd *cmd, const struct sefa_qp_params *p,
 	ret = qp_check_caps(c, dev->profile, p);
 	if (ret)
 		return ret;
-	ret = qp_udata(cmd, p, &ucmd);
+	ret = qp_udata(cmd, p, &ucmd, &wqe_size);
 	if (ret)
 		return ret;
 
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return -ENOMEM;
+	qp->sq_wqe_size = wqe_size;
 	memset(resp, 0, sizeof(*resp));
 	ret = qp_rings(cmd, qp, &ucmd, resp);
 	if (ret)
@@ -232,6 +291,9 @@ int sefa_qp_create(struct sefa_cmd *cmd, const struct sefa_qp_params *p,
 	qp->max_send_sge = p->max_send_sge;
 	qp->max_recv_sge = p->max_recv_sge;
 	qp->max_inline = p->max_inline;
+	qp->sl = ucmd.sl;
+	qp->unsolicited_write_recv =
+		ucmd.flags & EFA_CREATE_QP_WITH_UNSOLICITED_WRITE_RECV;
 	/* SRD retries receiver-not-ready forever unless told otherwise. */
 	qp->rnr_retry = 7;
 	/* Spread the queues over the sub-CQs, as the device may. */

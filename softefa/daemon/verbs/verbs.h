@@ -113,7 +113,7 @@ struct sefa_cq {
  * go out a packet at a time; @off counts the bytes answered.
  */
 struct sefa_pending {
-	struct efa_io_tx_wqe wqe;
+	struct efa_io_tx_wqe_128 wqe;
 	uint64_t due_ns;		/* sent again then */
 	uint64_t len;			/* bytes of the message */
 	uint64_t off;			/* of them acknowledged */
@@ -180,9 +180,14 @@ struct sefa_qp {
 	bool sq_sig_all;
 	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge;
 	uint32_t max_inline;
+	uint8_t sl;			/* the service level asked for */
+	/* a write with immediate completes here with no receive taken */
+	bool unsolicited_write_recv;
 
 	struct sefa_shm *sq_ring;	/* the LLQ */
 	uint32_t sq_entries;		/* WQEs, a power of two */
+	uint32_t sq_wqe_size;		/* EFA_IO_TX_WQE_SIZE or _128_SIZE */
+	unsigned int wqe_refused;	/* WQEs refused as malformed */
 	uint16_t sq_ci;			/* next WQE the device reads */
 	uint32_t sq_db_seen;		/* the SQ doorbell at the last look */
 	struct sefa_shm *rq_ring;
