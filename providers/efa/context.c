@@ -229,7 +229,7 @@ struct verbs_context *efa_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 		return NULL;
 
 	efa_ucontext_cmd_init(&cmd);
-	err = ibv_cmd_get_context(&ctx->ibvctx, &cmd.ibv_cmd, sizeof(cmd),
+	err = efa_cmd_get_context(&ctx->ibvctx, &cmd.ibv_cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));
 	if (err) {
 		verbs_err(&ctx->ibvctx, "GET_CONTEXT failed: %s\n",

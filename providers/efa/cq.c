@@ -190,7 +190,7 @@ static struct ibv_cq_ex *create_cq(struct ibv_context *ibvctx,
 		cmd.drv.flags |= EFA_CREATE_CQ_WITH_COMPLETION_CHANNEL;
 
 	attr->cqe = efa_roundup_pow2(attr->cqe);
-	err = ibv_cmd_create_cq_ex(ibvctx, attr, &cq->verbs_cq, &cmd.ibv_cmd,
+	err = efa_cmd_create_cq_ex(ibvctx, attr, &cq->verbs_cq, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp),
 				   0);
 	if (err) {

@@ -78,5 +78,5 @@ bool efa_is_dev(const struct ibv_device *ibdev)
  */
 static void __attribute__((constructor)) efa_register_driver(void)
 {
-	verbs_register_driver_34(&efa_dev_ops);
+	verbs_register_driver(&efa_dev_ops);
 }

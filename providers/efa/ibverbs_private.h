@@ -1,14 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The libibverbs provider ABI, IBVERBS_PRIVATE_34.
+ * The libibverbs provider ABI: IBVERBS_PRIVATE_34 (rdma-core 34 to 56; the
+ * layouts are rdma-core 44's, Debian 12's) or IBVERBS_PRIVATE_64 (rdma-core
+ * 64), as EFA_IBVERBS_PABI says; CMake sets it from the libibverbs it
+ * builds against.
  *
  * rdma-core exports these structures and functions from libibverbs.so.1
- * under the symbol version IBVERBS_PRIVATE_34 but installs no header for
+ * under the symbol version IBVERBS_PRIVATE_<N> but installs no header for
  * them (driver.h and kern-abi.h stay inside its source tree).  An
  * out-of-tree provider therefore has to declare them itself, and a single
  * byte of difference is silent memory corruption inside libibverbs.  This
  * is the only place in the project that declares them; every layout below
- * is pinned by a compile-time check against rdma-core 44 on LP64.
+ * is pinned by a compile-time check against that rdma-core on LP64.
+ *
+ * What 64 changed of what this provider uses: verbs_context_ops gained
+ * seven operations (marked below), ibv_cmd_get_context() an array of file
+ * descriptors and ibv_cmd_create_cq_ex() the provider's CQ buffer (both
+ * optional: we pass NULL), and the public verbs_context and ibv_qp_ex,
+ * which the private objects embed, grew.  The device, match, sysfs, MR and
+ * CQ wrappers and the write-ABI command layouts stayed as they were.
  *
  * Kernel ABI structures are never redefined here: they come from the
  * system UAPI headers.
@@ -26,6 +36,10 @@
 
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
+
+#if EFA_IBVERBS_PABI != 34 && EFA_IBVERBS_PABI != 64
+#error "EFA_IBVERBS_PABI: the private libibverbs ABI must be 34 or 64"
+#endif
 
 /* ccan's struct list_node, which libibverbs embeds in its objects. */
 struct ibv_private_list_node {
@@ -180,16 +194,25 @@ struct verbs_cq {
 };
 
 /*
- * Every operation a provider may supply, sorted by name as libibverbs 44
- * declares them.  verbs_set_ops() copies the non-NULL entries; the others
- * keep libibverbs' stubs, which fail with EOPNOTSUPP or ENOSYS.
+ * Every operation a provider may supply, sorted by name as libibverbs
+ * declares them; 64 inserted seven in their places by name.
+ * verbs_set_ops() copies the non-NULL entries; the others keep libibverbs'
+ * stubs, which fail with EOPNOTSUPP or ENOSYS.
  */
 struct verbs_context_ops {
 	int (*advise_mr)(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 			 uint32_t flags, struct ibv_sge *sg_list,
 			 uint32_t num_sges);
+#if EFA_IBVERBS_PABI >= 64
+	void *(*alloc_buf)(struct ibv_pd *pd, size_t size,
+			   struct ibv_buf **buf);
+#endif
 	struct ibv_dm *(*alloc_dm)(struct ibv_context *context,
 				   struct ibv_alloc_dm_attr *attr);
+#if EFA_IBVERBS_PABI >= 64
+	struct ibv_dmah *(*alloc_dmah)(struct ibv_context *context,
+				       struct ibv_dmah_init_attr *attr);
+#endif
 	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
 	struct ibv_mr *(*alloc_null_mr)(struct ibv_pd *pd);
 	struct ibv_pd *(*alloc_parent_domain)(
@@ -238,6 +261,9 @@ struct verbs_context_ops {
 		struct ibv_srq_init_attr_ex *srq_init_attr_ex);
 	struct ibv_wq *(*create_wq)(struct ibv_context *context,
 				    struct ibv_wq_init_attr *wq_init_attr);
+#if EFA_IBVERBS_PABI >= 64
+	int (*dealloc_dmah)(struct ibv_dmah *dmah);
+#endif
 	int (*dealloc_mw)(struct ibv_mw *mw);
 	int (*dealloc_pd)(struct ibv_pd *pd);
 	int (*dealloc_td)(struct ibv_td *td);
@@ -253,6 +279,10 @@ struct verbs_context_ops {
 	int (*destroy_wq)(struct ibv_wq *wq);
 	int (*detach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
 			    uint16_t lid);
+#if EFA_IBVERBS_PABI >= 64
+	int (*dm_export_dmabuf_fd)(struct ibv_dm *dm);
+	void (*free_buf)(struct ibv_buf *buf);
+#endif
 	void (*free_context)(struct ibv_context *context);
 	int (*free_dm)(struct ibv_dm *dm);
 	int (*get_srq_num)(struct ibv_srq *srq, uint32_t *srq_num);
@@ -291,6 +321,10 @@ struct verbs_context_ops {
 	int (*query_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
 	int (*query_port)(struct ibv_context *context, uint8_t port_num,
 			  struct ibv_port_attr *port_attr);
+#if EFA_IBVERBS_PABI >= 64
+	int (*query_port_speed)(struct ibv_context *context, uint32_t port_num,
+				uint64_t *speed);
+#endif
 	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			int attr_mask, struct ibv_qp_init_attr *init_attr);
 	int (*query_qp_data_in_order)(struct ibv_qp *qp, enum ibv_wr_opcode op,
@@ -309,6 +343,10 @@ struct verbs_context_ops {
 					int access);
 	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
 				 uint64_t hca_va, int access);
+#if EFA_IBVERBS_PABI >= 64
+	struct ibv_mr *(*reg_mr_ex)(struct ibv_pd *pd,
+				    struct ibv_mr_init_attr *mr_init_attr);
+#endif
 	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
 	int (*rereg_mr)(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 			void *addr, size_t length, int access);
@@ -377,8 +415,18 @@ struct ibv_query_qp {
 	struct ib_uverbs_query_qp core_payload;
 };
 
-/* Functions exported as IBVERBS_PRIVATE_34 */
+/*
+ * Functions exported as IBVERBS_PRIVATE_<N>.  The registration carries the
+ * ABI in its name, so a provider built for another ABI fails to load
+ * instead of corrupting libibverbs.
+ */
+#if EFA_IBVERBS_PABI == 34
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
+#define verbs_register_driver(ops) verbs_register_driver_34(ops)
+#else
+void verbs_register_driver_64(const struct verbs_device_ops *ops);
+#define verbs_register_driver(ops) verbs_register_driver_64(ops)
+#endif
 
 void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
 				    size_t alloc_size,
@@ -396,10 +444,34 @@ void verbs_uninit_context(struct verbs_context *context);
 void verbs_set_ops(struct verbs_context *vctx,
 		   const struct verbs_context_ops *ops);
 
+#if EFA_IBVERBS_PABI == 34
 int ibv_cmd_get_context(struct verbs_context *context,
 			struct ibv_get_context *cmd, size_t cmd_size,
 			struct ib_uverbs_get_context_resp *resp,
 			size_t resp_size);
+#else
+/* fd_arr: file descriptors handed to the driver (mlx5's), NULL for none. */
+int ibv_cmd_get_context(struct verbs_context *context,
+			struct ibv_get_context *cmd, size_t cmd_size,
+			struct ibv_fd_arr *fd_arr,
+			struct ib_uverbs_get_context_resp *resp,
+			size_t resp_size);
+#endif
+
+/* GET_CONTEXT as the ABI calls it: EFA hands the kernel no descriptors. */
+static inline int efa_cmd_get_context(struct verbs_context *context,
+				      struct ibv_get_context *cmd,
+				      size_t cmd_size,
+				      struct ib_uverbs_get_context_resp *resp,
+				      size_t resp_size)
+{
+#if EFA_IBVERBS_PABI == 34
+	return ibv_cmd_get_context(context, cmd, cmd_size, resp, resp_size);
+#else
+	return ibv_cmd_get_context(context, cmd, cmd_size, NULL, resp,
+				   resp_size);
+#endif
+}
 int ibv_cmd_query_device_any(struct ibv_context *context,
 			     const struct ibv_query_device_ex_input *input,
 			     struct ibv_device_attr_ex *attr, size_t attr_size,
@@ -419,12 +491,57 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
 
+#if EFA_IBVERBS_PABI == 34
 int ibv_cmd_create_cq_ex(struct ibv_context *context,
 			 const struct ibv_cq_init_attr_ex *cq_attr,
 			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
 			 size_t cmd_size,
 			 struct ib_uverbs_ex_create_cq_resp *resp,
 			 size_t resp_size, uint32_t cmd_flags);
+#else
+/*
+ * The CQ ring in memory the provider allocated (a user address or a
+ * dma-buf), read by libibverbs only with the cmd_flags that say so.
+ */
+struct verbs_create_cq_prov_attr {
+	struct {
+		uint64_t length;
+		union {
+			uint8_t *ptr;
+			struct {
+				uint64_t offset;
+				int fd;
+			} dmabuf;
+		};
+	} buffer;
+};
+
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 struct verbs_create_cq_prov_attr *prov_attr,
+			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+			 size_t cmd_size,
+			 struct ib_uverbs_ex_create_cq_resp *resp,
+			 size_t resp_size, uint32_t cmd_flags);
+#endif
+
+/* CREATE_CQ as the ABI calls it, with the ring in the kernel's memory. */
+static inline int efa_cmd_create_cq_ex(struct ibv_context *context,
+				       const struct ibv_cq_init_attr_ex *cq_attr,
+				       struct verbs_cq *cq,
+				       struct ibv_create_cq_ex *cmd,
+				       size_t cmd_size,
+				       struct ib_uverbs_ex_create_cq_resp *resp,
+				       size_t resp_size, uint32_t cmd_flags)
+{
+#if EFA_IBVERBS_PABI == 34
+	return ibv_cmd_create_cq_ex(context, cq_attr, cq, cmd, cmd_size, resp,
+				    resp_size, cmd_flags);
+#else
+	return ibv_cmd_create_cq_ex(context, cq_attr, NULL, cq, cmd, cmd_size,
+				    resp, resp_size, cmd_flags);
+#endif
+}
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
 /* What libibverbs does itself after the provider's create_cq and
  * create_cq_ex ops; a direct verb that creates a CQ has to do it too.
@@ -451,29 +568,40 @@ int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 int ibv_cmd_destroy_ah(struct ibv_ah *ah);
 
 /*
- * Layout checks (x86_64 / LP64, rdma-core 44).  Offsets were computed from
- * v44's driver.h and kern-abi.h; ibv_device and verbs_context are public
+ * Layout checks (x86_64 / LP64).  Offsets were computed from the driver.h
+ * and kern-abi.h of rdma-core 44 and 64; IBV_PABI_PICK(a, b) is the value
+ * for ABI 34 or 64.  ibv_device, verbs_context and ibv_qp_ex are public
  * but listed because the private structs are built around them.
  */
+#if EFA_IBVERBS_PABI == 34
+#define IBV_PABI_PICK(v34, v64) (v34)
+#define IBV_PABI_NAME "IBVERBS_PRIVATE_34"
+#else
+#define IBV_PABI_PICK(v34, v64) (v64)
+#define IBV_PABI_NAME "IBVERBS_PRIVATE_64"
+#endif
 #define IBV_PRIVATE_ASSERT_OFF(type, field, off)                              \
 	_Static_assert(offsetof(struct type, field) == (off),                  \
-		       "IBVERBS_PRIVATE_34 layout: " #type "." #field)
+		       IBV_PABI_NAME " layout: " #type "." #field)
 #define IBV_PRIVATE_ASSERT_SIZE(type, size)                                    \
 	_Static_assert(sizeof(struct type) == (size),                          \
-		       "IBVERBS_PRIVATE_34 size: " #type)
+		       IBV_PABI_NAME " size: " #type)
 
 IBV_PRIVATE_ASSERT_SIZE(ibv_device, 664);
-IBV_PRIVATE_ASSERT_SIZE(verbs_context, 648);
-IBV_PRIVATE_ASSERT_OFF(verbs_context, context, 320);
+/* 64 added six operations at the front, where verbs_context grows */
+IBV_PRIVATE_ASSERT_SIZE(verbs_context, IBV_PABI_PICK(648, 696));
+IBV_PRIVATE_ASSERT_OFF(verbs_context, context, IBV_PABI_PICK(320, 368));
 
 IBV_PRIVATE_ASSERT_SIZE(verbs_mr, 56);
 IBV_PRIVATE_ASSERT_OFF(verbs_mr, mr_type, 48);
 IBV_PRIVATE_ASSERT_OFF(verbs_mr, access, 52);
-IBV_PRIVATE_ASSERT_SIZE(verbs_qp, 368);
+/* and ibv_qp_ex gained wr_flush at its end */
+IBV_PRIVATE_ASSERT_SIZE(ibv_qp_ex, IBV_PABI_PICK(352, 360));
+IBV_PRIVATE_ASSERT_SIZE(verbs_qp, IBV_PABI_PICK(368, 376));
 IBV_PRIVATE_ASSERT_OFF(verbs_qp, qp, 0);
 IBV_PRIVATE_ASSERT_OFF(verbs_qp, qp_ex, 0);
-IBV_PRIVATE_ASSERT_OFF(verbs_qp, comp_mask, 352);
-IBV_PRIVATE_ASSERT_OFF(verbs_qp, xrcd, 360);
+IBV_PRIVATE_ASSERT_OFF(verbs_qp, comp_mask, IBV_PABI_PICK(352, 360));
+IBV_PRIVATE_ASSERT_OFF(verbs_qp, xrcd, IBV_PABI_PICK(360, 368));
 IBV_PRIVATE_ASSERT_SIZE(verbs_cq, 288);
 IBV_PRIVATE_ASSERT_OFF(verbs_cq, cq_ex, 0);
 _Static_assert(offsetof(struct ibv_qp_ex, qp_base) == 0, "qp_ex layout");
@@ -521,34 +649,56 @@ IBV_PRIVATE_ASSERT_OFF(verbs_device, entry, 680);
 IBV_PRIVATE_ASSERT_OFF(verbs_device, sysfs, 696);
 IBV_PRIVATE_ASSERT_OFF(verbs_device, core_support, 704);
 
-/* 76 function pointers; spot-check the first, the last and the ones this
- * provider sets, so that a missing or misplaced member cannot compile.
+/* 76 function pointers in 34, 83 in 64; check the first, the last, the
+ * ones this provider sets and the ones 64 added, so that a missing or
+ * misplaced member cannot compile.
  */
-IBV_PRIVATE_ASSERT_SIZE(verbs_context_ops, 76 * sizeof(void (*)(void)));
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, advise_mr, 0);
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, alloc_pd, 5 * 8);
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, cq_event, 12 * 8);
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, create_ah, 13 * 8);
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, create_cq, 15 * 8);
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, create_cq_ex, 16 * 8);
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, create_qp, 19 * 8);
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, create_qp_ex, 20 * 8);
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, dealloc_pd, 26 * 8);
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, dereg_mr, 28 * 8);
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, destroy_ah, 29 * 8);
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, destroy_cq, 31 * 8);
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, destroy_qp, 34 * 8);
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, free_context, 39 * 8);
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, modify_qp, 47 * 8);
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, poll_cq, 53 * 8);
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, post_recv, 54 * 8);
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, post_send, 55 * 8);
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, query_device_ex, 58 * 8);
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, query_port, 60 * 8);
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, query_qp, 61 * 8);
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, reg_mr, 68 * 8);
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, req_notify_cq, 69 * 8);
-IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, unimport_pd, 75 * 8);
+#define IBV_OPS_ASSERT(op, i34, i64)                                           \
+	IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, op,                          \
+			       IBV_PABI_PICK(i34, i64) * sizeof(void *))
+IBV_PRIVATE_ASSERT_SIZE(verbs_context_ops,
+			IBV_PABI_PICK(76, 83) * sizeof(void (*)(void)));
+IBV_OPS_ASSERT(advise_mr, 0, 0);
+IBV_OPS_ASSERT(alloc_pd, 5, 7);
+IBV_OPS_ASSERT(cq_event, 12, 14);
+IBV_OPS_ASSERT(create_ah, 13, 15);
+IBV_OPS_ASSERT(create_cq, 15, 17);
+IBV_OPS_ASSERT(create_cq_ex, 16, 18);
+IBV_OPS_ASSERT(create_qp, 19, 21);
+IBV_OPS_ASSERT(create_qp_ex, 20, 22);
+IBV_OPS_ASSERT(dealloc_pd, 26, 29);
+IBV_OPS_ASSERT(dereg_mr, 28, 31);
+IBV_OPS_ASSERT(destroy_ah, 29, 32);
+IBV_OPS_ASSERT(destroy_cq, 31, 34);
+IBV_OPS_ASSERT(destroy_qp, 34, 37);
+IBV_OPS_ASSERT(free_context, 39, 44);
+IBV_OPS_ASSERT(modify_qp, 47, 52);
+IBV_OPS_ASSERT(poll_cq, 53, 58);
+IBV_OPS_ASSERT(post_recv, 54, 59);
+IBV_OPS_ASSERT(post_send, 55, 60);
+IBV_OPS_ASSERT(query_device_ex, 58, 63);
+IBV_OPS_ASSERT(query_port, 60, 65);
+IBV_OPS_ASSERT(query_qp, 61, 67);
+IBV_OPS_ASSERT(reg_mr, 68, 74);
+IBV_OPS_ASSERT(req_notify_cq, 69, 76);
+IBV_OPS_ASSERT(unimport_pd, 75, 82);
+/* the operations 64 added */
+#if EFA_IBVERBS_PABI == 64
+#define IBV_OPS64_ASSERT(op, i)                                                \
+	IBV_PRIVATE_ASSERT_OFF(verbs_context_ops, op, (i) * sizeof(void *))
+IBV_OPS64_ASSERT(alloc_buf, 1);
+IBV_OPS64_ASSERT(alloc_dmah, 3);
+IBV_OPS64_ASSERT(dealloc_dmah, 27);
+IBV_OPS64_ASSERT(dm_export_dmabuf_fd, 42);
+IBV_OPS64_ASSERT(free_buf, 43);
+IBV_OPS64_ASSERT(query_port_speed, 66);
+IBV_OPS64_ASSERT(reg_mr_ex, 75);
+
+IBV_PRIVATE_ASSERT_SIZE(verbs_create_cq_prov_attr, 24);
+IBV_PRIVATE_ASSERT_OFF(verbs_create_cq_prov_attr, buffer.ptr, 8);
+IBV_PRIVATE_ASSERT_OFF(verbs_create_cq_prov_attr, buffer.dmabuf.fd, 16);
+IBV_PRIVATE_ASSERT_SIZE(ibv_fd_arr, 16);
+#endif
 
 IBV_PRIVATE_ASSERT_SIZE(ex_hdr, 24);
 IBV_PRIVATE_ASSERT_SIZE(ibv_get_context, 16);

@@ -38,8 +38,17 @@
 #ifndef SOFTEFA_PROVIDER_DIR
 #define SOFTEFA_PROVIDER_DIR "/usr/lib/libibverbs"
 #endif
-#define SOFTEFA_STOCK_PLUGIN SOFTEFA_PROVIDER_DIR "/libefa-rdmav34.so"
-#define SOFTEFA_DIVERTED_PLUGIN SOFTEFA_PROVIDER_DIR "/libefa-stock-rdmav34.so"
+/*
+ * The private ABI of the libibverbs we were built against, which names the
+ * plugins it loads: ours and the stock one are for that libibverbs.
+ */
+#ifndef SOFTEFA_PABI
+#define SOFTEFA_PABI "34"
+#endif
+#define SOFTEFA_PLUGIN "libefa-rdmav" SOFTEFA_PABI ".so"
+#define SOFTEFA_STOCK_PLUGIN SOFTEFA_PROVIDER_DIR "/" SOFTEFA_PLUGIN
+#define SOFTEFA_DIVERTED_PLUGIN                                                \
+	SOFTEFA_PROVIDER_DIR "/libefa-stock-rdmav" SOFTEFA_PABI ".so"
 
 static char run_dir[SEFA_RUN_DIR_MAX + 1];
 
@@ -631,6 +640,30 @@ static int set_preload(const char *shim, const char *libefa)
 	return ret;
 }
 
+/*
+ * --provider PATH: a shared library that exists, resolved, or why not.  A
+ * file the loader cannot preload it would skip with a warning, and the
+ * program would run on whatever provider libibverbs found instead.
+ */
+static int provider_path(const char *path, char *real)
+{
+	static const char elf[4] = { 0x7f, 'E', 'L', 'F' };
+	char magic[4];
+	ssize_t n;
+	int fd;
+
+	if (!realpath(path, real))
+		return errno;
+	fd = open(real, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	n = read(fd, magic, sizeof(magic));
+	close(fd);
+	if (n != sizeof(magic) || memcmp(magic, elf, sizeof(magic)))
+		return ENOEXEC;
+	return 0;
+}
+
 static int cmd_exec(const struct command *cmd, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -640,7 +673,7 @@ static int cmd_exec(const struct command *cmd, int argc, char **argv)
 	};
 	char preload[PATH_MAX], provider[PATH_MAX], sys[PATH_MAX + 8];
 	char libefa[PATH_MAX];
-	bool stock = false;
+	const char *choice = "ours";
 	char *text;
 	int c;
 
@@ -650,10 +683,21 @@ static int cmd_exec(const struct command *cmd, int argc, char **argv)
 			return command_help(cmd);
 		if (c != 'P')
 			return command_refuse(cmd, NULL);
-		if (strcmp(optarg, "ours") && strcmp(optarg, "stock"))
-			return command_refuse(cmd, "unknown provider '%s'",
-					      optarg);
-		stock = !strcmp(optarg, "stock");
+		choice = optarg;
+		/* a path has a slash: ./libefa.so.1, not a file named ours */
+		if (strchr(choice, '/')) {
+			c = provider_path(choice, libefa);
+			if (c)
+				return command_refuse(cmd, "provider %s: %s",
+						      choice,
+						      c == ENOEXEC ?
+							"not a shared library" :
+							strerror(c));
+		} else if (strcmp(choice, "ours") && strcmp(choice, "stock")) {
+			return command_refuse(cmd,
+					      "unknown provider '%s': ours, stock or a path to a provider library",
+					      choice);
+		}
 	}
 	if (optind >= argc)
 		return command_refuse(cmd, "no program to run");
@@ -673,20 +717,21 @@ static int cmd_exec(const struct command *cmd, int argc, char **argv)
 		fprintf(stderr, "softefa: cannot find libsoftefa-preload.so\n");
 		return 1;
 	}
-	if (!stock) {
-		if (find_lib("libefa-rdmav34.so", "libibverbs/libefa-rdmav34.so",
+	if (!strcmp(choice, "ours")) {
+		if (find_lib(SOFTEFA_PLUGIN, "libibverbs/" SOFTEFA_PLUGIN,
 			     provider, sizeof(provider))) {
-			fprintf(stderr, "softefa: cannot find our provider\n");
+			fprintf(stderr, "softefa: cannot find our provider (%s)\n",
+				SOFTEFA_PLUGIN);
 			return 1;
 		}
-	} else {
+	} else if (!strcmp(choice, "stock")) {
 		/* Where ours is installed in its place, the diverted one. */
 		snprintf(provider, sizeof(provider), "%s",
 			 access(SOFTEFA_DIVERTED_PLUGIN, R_OK) ?
 				 SOFTEFA_STOCK_PLUGIN : SOFTEFA_DIVERTED_PLUGIN);
 	}
-	/* The plugin is a link to the library itself. */
-	if (!realpath(provider, libefa)) {
+	/* The plugin is a link to the library itself; a path is resolved. */
+	if (!strchr(choice, '/') && !realpath(provider, libefa)) {
 		fprintf(stderr, "softefa: %s: %s\n", provider, strerror(errno));
 		return 1;
 	}
@@ -762,10 +807,12 @@ static const struct command commands[] = {
 	{ "stats", "",
 	  "Print the packet counters of the devices, QPs, wire and engines.",
 	  cmd_stats },
-	{ "exec", " [--provider ours|stock] [--] CMD [ARGS...]",
-	  "Run CMD on the host with our provider (ours, the default) or the\n"
-	  "system's (stock).  Exits with CMD's status, 126 when CMD cannot be\n"
-	  "run, 127 when it is not found.",
+	{ "exec", " [--provider ours|stock|PATH] [--] CMD [ARGS...]",
+	  "Run CMD on the host with our provider (ours, the default), the\n"
+	  "system's (stock) or the provider library PATH (with a slash).  Both\n"
+	  "ours and stock are for the libibverbs softefa was built against\n"
+	  "(private ABI " SOFTEFA_PABI ").  Exits with CMD's status, 126 when CMD\n"
+	  "cannot be run, 127 when it is not found.",
 	  cmd_exec },
 	{}
 };

@@ -4,9 +4,9 @@
 # from Debian's, efadv_probe from the build tree's by its RUNPATH) or do
 # not (ibv_ud_pingpong, for which libibverbs would load the plugins
 # /etc/libibverbs.d names), also under an outer exec of the other provider.
-# Usage: one_libefa.sh BUILD PROVIDER
+# Usage: one_libefa.sh BUILD PROVIDER PABI (libibverbs' private ABI, 34|64)
 . "$(dirname "$0")/lib.sh" "$1"
-P=$2
+P=$2 PABI=$3
 PORT=$(pick_port)
 command -v ib_send_bw >/dev/null || fail "perftest is not installed"
 start_host
@@ -19,8 +19,8 @@ if [ "$P" = ours ]; then
 else
 	other=ours
 	plugins=$(pkg-config --variable=libdir libibverbs)/libibverbs
-	plugin=$plugins/libefa-stock-rdmav34.so
-	[ -e "$plugin" ] || plugin=$plugins/libefa-rdmav34.so
+	plugin=$plugins/libefa-stock-rdmav$PABI.so
+	[ -e "$plugin" ] || plugin=$plugins/libefa-rdmav$PABI.so
 	want=$(readlink -f "$plugin")
 	owner=$(dpkg-query -S "$want" 2>/dev/null | cut -d: -f1)
 	expect_eq "owner of $want" "$owner" ibverbs-providers

@@ -3,10 +3,11 @@
 # that copy: the installed softefa, softefad, preload shim and provider,
 # and a program built against the installed headers and libefa.pc.
 # Nothing of the build tree may be loaded.
-# Usage: install.sh BUILD BINDIR LIBDIR INCLUDEDIR MANDIR SYSCONFDIR
-# (the configured absolute install directories)
+# Usage: install.sh BUILD BINDIR LIBDIR INCLUDEDIR MANDIR SYSCONFDIR PLUGIN
+# (the configured absolute install directories, and the plugin's name for
+# the libibverbs built against: libefa-rdmav34.so or libefa-rdmav64.so)
 . "$(dirname "$0")/../integration/lib.sh" "$1"
-BINDIR=$2 LIBDIR=$3 INCLUDEDIR=$4 MANDIR=$5 SYSCONFDIR=$6
+BINDIR=$2 LIBDIR=$3 INCLUDEDIR=$4 MANDIR=$5 SYSCONFDIR=$6 PLUGIN=$7
 
 ROOT=$RUN/root
 out=$(DESTDIR=$ROOT cmake --install "$BUILD" 2>&1) ||
@@ -29,7 +30,7 @@ real=$(readlink -f "$LIB/libefa.so.1")
 [ -f "$real" ] || fail "libefa.so.1 does not resolve: $real"
 expect_eq "soname" "$(objdump -p "$real" | awk '$1 == "SONAME" { print $2 }')" \
 	libefa.so.1
-expect_eq "plugin" "$(readlink -f "$LIB/libibverbs/libefa-rdmav34.so")" "$real"
+expect_eq "plugin" "$(readlink -f "$LIB/libibverbs/$PLUGIN")" "$real"
 expect_eq "dev link" "$(readlink -f "$LIB/libefa.so")" "$real"
 driver=$(awk '$1 == "driver" { print $2 }' \
 	"$ROOT$SYSCONFDIR/libibverbs.d/efa-softefa.driver")
