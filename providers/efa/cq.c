@@ -328,6 +328,46 @@ struct efadv_cq *efadv_cq_from_ibv_cq_ex(struct ibv_cq_ex *ibvcqx)
 	return &to_efa_cq_ex(ibvcqx)->dv_cq;
 }
 
+/*
+ * The ring the device writes completions to, and its doorbell (NULL: the
+ * device has none).  A device that splits a CQ into sub-CQs puts a QP's
+ * queues in different rings, which no one ring describes: EOPNOTSUPP, so
+ * a caller keeps to the provider's polling.  inlen must reach num_entries;
+ * doorbell is written when it reaches that too.
+ */
+int efadv_query_cq(struct ibv_cq *ibvcq, struct efadv_cq_attr *attr,
+		   uint32_t inlen)
+{
+	struct efa_cq *cq;
+
+	if (!efa_is_dev(ibvcq->context->device)) {
+		verbs_err(to_verbs_context(ibvcq->context),
+			  "not an EFA device\n");
+		return EOPNOTSUPP;
+	}
+	if (!vext_field_avail(struct efadv_cq_attr, num_entries, inlen)) {
+		verbs_err(to_verbs_context(ibvcq->context),
+			  "efadv_cq_attr of %u bytes is too short\n", inlen);
+		return EINVAL;
+	}
+
+	cq = to_efa_cq(ibvcq);
+	if (cq->num_sub_cqs != 1) {
+		verbs_err(to_verbs_context(ibvcq->context),
+			  "CQ %u has %u sub-CQs, not one ring\n", cq->cqn,
+			  cq->num_sub_cqs);
+		return EOPNOTSUPP;
+	}
+
+	attr->comp_mask = 0;
+	attr->buffer = cq->buf;
+	attr->entry_size = cq->cqe_size;
+	attr->num_entries = cq->sub_cq_arr[0].qmask + 1;
+	if (vext_field_avail(struct efadv_cq_attr, doorbell, inlen))
+		attr->doorbell = cq->db;
+	return 0;
+}
+
 int efa_destroy_cq(struct ibv_cq *ibvcq)
 {
 	struct efa_context *ctx = to_efa_context(ibvcq->context);

@@ -253,6 +253,7 @@ struct efa_umr {
 
 struct efa_qp {
 	struct verbs_qp verbs_qp;
+	struct efadv_qp dv_qp;
 	struct efa_sq sq;
 	struct efa_rq rq;
 	struct efa_umr umr;
@@ -304,6 +305,11 @@ static inline struct efa_qp *to_efa_qp_ex(struct ibv_qp_ex *ibvqpx)
 {
 	return (struct efa_qp *)((char *)ibvqpx -
 				 offsetof(struct efa_qp, verbs_qp.qp_ex));
+}
+
+static inline struct efa_qp *efadv_qp_to_efa_qp(struct efadv_qp *dv_qp)
+{
+	return (struct efa_qp *)((char *)dv_qp - offsetof(struct efa_qp, dv_qp));
 }
 
 static inline uint32_t efa_roundup_pow2(uint32_t n)
@@ -415,14 +421,15 @@ void efa_qp_reset_indices(struct efa_qp *qp);
 int efa_dv_qp_attr_parse(struct efa_context *ctx,
 			 const struct ibv_qp_init_attr_ex *attr_ex,
 			 const struct efadv_qp_init_attr *efa_attr,
-			 uint32_t inlen, uint32_t *driver_qp_type);
+			 uint32_t inlen, struct efadv_qp_init_attr *out);
 
 /* send.c */
 int efa_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr);
 int efa_tx_wqe_from_wr(const struct efa_sq *sq, const struct ibv_send_wr *wr,
 		       uint16_t req_id, struct efa_io_tx_wqe *wqe);
-void efa_qp_fill_wr_pfns(struct efa_qp *qp, uint64_t send_ops_flags);
+void efa_qp_fill_wr_pfns(struct efa_qp *qp, uint64_t send_ops_flags,
+			 uint64_t dv_wr_flags);
 
 /* recv.c */
 int efa_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,

@@ -73,6 +73,14 @@ _Static_assert(__builtin_offsetof(struct efa_compat_alloc_ucontext_resp, min_sq_
 	       "ucontext resp prefix");
 
 /*
+ * Completion counters (rdma-core master, after v64).  The provider only
+ * reads this bit; the counter objects need a libibverbs that has them.
+ */
+#ifndef EFA_QUERY_DEVICE_CAPS_COMP_CNTR
+#define EFA_QUERY_DEVICE_CAPS_COMP_CNTR (1 << 8)
+#endif
+
+/*
  * The driver method on the MR object that reports interconnect ids (Linux
  * 6.9), in the driver's id namespace, and its attributes.
  */

@@ -69,7 +69,8 @@ struct efa_io_tx_meta_desc {
 	uint16_t length;
 	uint32_t immediate_data;	/* host order */
 	uint16_t ah;
-	uint16_t reserved;
+	uint8_t ctrl3;			/* processing hints */
+	uint8_t reserved;
 	uint32_t qkey;
 	uint8_t reserved2[12];
 };
@@ -85,6 +86,9 @@ struct efa_io_tx_meta_desc {
 #define EFA_IO_TX_META_DESC_FIRST		0x04
 #define EFA_IO_TX_META_DESC_LAST		0x08
 #define EFA_IO_TX_META_DESC_COMP_REQ		0x10
+/* ctrl3: hints the device may act on or ignore */
+#define EFA_IO_TX_META_DESC_PROCESSING_HINTS_MASK	0x03
+#define EFA_IO_PROCESSING_HINT_BURST_PPS_SENSITIVE	0x01
 
 struct efa_io_tx_buf_desc {
 	uint32_t length;

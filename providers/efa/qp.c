@@ -252,9 +252,10 @@ err_free:
 	return NULL;
 }
 
+/* dv_wr_flags: EFADV_WR_EX_* the caller of efadv_create_qp_ex() asked for. */
 static struct ibv_qp *create_qp(struct ibv_context *ibvctx,
 				struct ibv_qp_init_attr_ex *attr,
-				uint32_t driver_qp_type)
+				uint32_t driver_qp_type, uint64_t dv_wr_flags)
 {
 	struct efa_context *ctx = to_efa_context(ibvctx);
 	struct efa_create_qp_resp resp = {};
@@ -312,7 +313,7 @@ static struct ibv_qp *create_qp(struct ibv_context *ibvctx,
 	ibvqp->state = IBV_QPS_RESET;
 
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
-		efa_qp_fill_wr_pfns(qp, attr->send_ops_flags);
+		efa_qp_fill_wr_pfns(qp, attr->send_ops_flags, dv_wr_flags);
 		qp->verbs_qp.comp_mask |= VERBS_QP_EX;
 	}
 
@@ -367,7 +368,7 @@ static struct ibv_qp *create_qp_legacy(struct ibv_pd *ibvpd,
 	attr_ex.comp_mask = IBV_QP_INIT_ATTR_PD;
 	attr_ex.pd = ibvpd;
 
-	ibvqp = create_qp(ibvpd->context, &attr_ex, driver_qp_type);
+	ibvqp = create_qp(ibvpd->context, &attr_ex, driver_qp_type, 0);
 	if (ibvqp)
 		memcpy(attr, &attr_ex, sizeof(*attr));
 	return ibvqp;
@@ -388,7 +389,7 @@ struct ibv_qp *efa_create_qp_ex(struct ibv_context *ibvctx,
 	if (!efa_qp_type_ok(ibvctx, attr->qp_type))
 		return NULL;
 
-	return create_qp(ibvctx, attr, 0);
+	return create_qp(ibvctx, attr, 0, 0);
 }
 
 struct ibv_qp *efadv_create_driver_qp(struct ibv_pd *ibvpd,
@@ -414,12 +415,14 @@ struct ibv_qp *efadv_create_driver_qp(struct ibv_pd *ibvpd,
 /*
  * efa_attr is the caller's struct of inlen bytes: it must reach
  * driver_qp_type, and comp_mask, reserved and anything a newer caller has
- * beyond our struct must be zero.
+ * beyond our struct must be zero (EINVAL).  Of what upstream defines, flags
+ * and sl are not offered here, and wr_flags takes processing hints only
+ * (EOPNOTSUPP).  *out is the struct as if the caller's were ours.
  */
 int efa_dv_qp_attr_parse(struct efa_context *ctx,
 			 const struct ibv_qp_init_attr_ex *attr_ex,
 			 const struct efadv_qp_init_attr *efa_attr,
-			 uint32_t inlen, uint32_t *driver_qp_type)
+			 uint32_t inlen, struct efadv_qp_init_attr *out)
 {
 	struct efadv_qp_init_attr in = {};
 
@@ -433,8 +436,7 @@ int efa_dv_qp_attr_parse(struct efa_context *ctx,
 
 	/* Fields the caller's struct does not reach read as 0. */
 	memcpy(&in, efa_attr, inlen < sizeof(in) ? inlen : sizeof(in));
-	if (in.comp_mask ||
-	    !efa_buf_cleared(in.reserved, sizeof(in.reserved)) ||
+	if (in.comp_mask || in.reserved ||
 	    (inlen > sizeof(in) &&
 	     !efa_buf_cleared((const uint8_t *)efa_attr + sizeof(in),
 			      inlen - sizeof(in)))) {
@@ -442,8 +444,15 @@ int efa_dv_qp_attr_parse(struct efa_context *ctx,
 			  "efa_attr has comp_mask, reserved or unknown fields set\n");
 		return EINVAL;
 	}
+	if (in.flags || in.sl ||
+	    (in.wr_flags & ~(uint64_t)EFADV_WR_EX_WITH_PROCESSING_HINTS)) {
+		verbs_err(&ctx->ibvctx,
+			  "unsupported flags 0x%x, sl %u or wr_flags 0x%llx\n",
+			  in.flags, in.sl, (unsigned long long)in.wr_flags);
+		return EOPNOTSUPP;
+	}
 
-	*driver_qp_type = in.driver_qp_type;
+	*out = in;
 	return 0;
 }
 
@@ -452,7 +461,7 @@ struct ibv_qp *efadv_create_qp_ex(struct ibv_context *ibvctx,
 				  struct efadv_qp_init_attr *efa_attr,
 				  uint32_t inlen)
 {
-	uint32_t driver_qp_type;
+	struct efadv_qp_init_attr in;
 	int err;
 
 	if (!efa_is_dev(ibvctx->device)) {
@@ -462,13 +471,21 @@ struct ibv_qp *efadv_create_qp_ex(struct ibv_context *ibvctx,
 	}
 
 	err = efa_dv_qp_attr_parse(to_efa_context(ibvctx), attr_ex, efa_attr,
-				   inlen, &driver_qp_type);
+				   inlen, &in);
 	if (err) {
 		errno = err;
 		return NULL;
 	}
+	/* Hints are set on a WR being built: the ibv_wr_* API only. */
+	if ((in.wr_flags & EFADV_WR_EX_WITH_PROCESSING_HINTS) &&
+	    !(attr_ex->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+		verbs_err(to_verbs_context(ibvctx),
+			  "processing hints need IBV_QP_INIT_ATTR_SEND_OPS_FLAGS\n");
+		errno = EINVAL;
+		return NULL;
+	}
 
-	return create_qp(ibvctx, attr_ex, driver_qp_type);
+	return create_qp(ibvctx, attr_ex, in.driver_qp_type, in.wr_flags);
 }
 
 int efa_modify_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
@@ -501,6 +518,67 @@ int efa_query_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
 
 	return ibv_cmd_query_qp(ibvqp, attr, attr_mask, init_attr, &cmd,
 				sizeof(cmd));
+}
+
+/*
+ * The rings as posted to: the SQ's slots in the LLQ and the RQ's receive
+ * descriptors, each with its doorbell, which takes the producer counter.
+ * A queue the QP does not have reads as NULL and 0 entries.  inlen must
+ * reach max_batch; caps and reserved (EFA_1.7) are written when it reaches
+ * them.
+ */
+static void efa_wq_attr_fill(struct efadv_wq_attr *attr, uint8_t *buf,
+			     uint32_t entry_size, const struct efa_wq *wq,
+			     uint32_t max_batch, uint32_t inlen)
+{
+	bool has = wq->wqe_cnt;
+
+	attr->comp_mask = 0;
+	attr->buffer = has ? buf : NULL;
+	attr->entry_size = entry_size;
+	attr->num_entries = has ? (uint32_t)wq->desc_mask + 1 : 0;
+	attr->doorbell = has ? wq->db : NULL;
+	attr->max_batch = has ? max_batch : 0;
+	if (vext_field_avail(struct efadv_wq_attr, reserved, inlen)) {
+		/* Request ids stay 16 bits wide: the pool names WRs. */
+		attr->caps = 0;
+		memset(attr->reserved, 0, sizeof(attr->reserved));
+	}
+}
+
+int efadv_query_qp_wqs(struct ibv_qp *ibvqp, struct efadv_wq_attr *sq_attr,
+		       struct efadv_wq_attr *rq_attr, uint32_t inlen)
+{
+	struct efa_qp *qp;
+
+	if (!efa_is_dev(ibvqp->context->device)) {
+		verbs_err(to_verbs_context(ibvqp->context),
+			  "not an EFA device\n");
+		return EOPNOTSUPP;
+	}
+	if (!vext_field_avail(struct efadv_wq_attr, max_batch, inlen)) {
+		verbs_err(to_verbs_context(ibvqp->context),
+			  "efadv_wq_attr of %u bytes is too short\n", inlen);
+		return EINVAL;
+	}
+
+	qp = to_efa_qp(ibvqp);
+	efa_wq_attr_fill(sq_attr, qp->sq.desc, EFA_IO_TX_WQE_SIZE, &qp->sq.wq,
+			 qp->sq.max_batch_wr, inlen);
+	/* Receive descriptors need no batching: the ring takes them all. */
+	efa_wq_attr_fill(rq_attr, (uint8_t *)qp->rq.buf, EFA_IO_RX_DESC_SIZE,
+			 &qp->rq.wq, (uint32_t)qp->rq.wq.desc_mask + 1, inlen);
+	return 0;
+}
+
+struct efadv_qp *efadv_qp_from_ibv_qp_ex(struct ibv_qp_ex *ibvqpx)
+{
+	if (!efa_is_dev(ibvqpx->qp_base.context->device)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+
+	return &to_efa_qp_ex(ibvqpx)->dv_qp;
 }
 
 int efa_destroy_qp(struct ibv_qp *ibvqp)

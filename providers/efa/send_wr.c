@@ -239,6 +239,21 @@ static void efa_wr_set_ud_addr(struct ibv_qp_ex *ibvqpx, struct ibv_ah *ah,
 	meta->qkey = remote_qkey;
 }
 
+/* The hints go to the WQE; the device may act on them or not. */
+static void efa_wr_set_processing_hints(struct efadv_qp *dv_qp, uint32_t hints)
+{
+	struct efa_qp *qp = efadv_qp_to_efa_qp(dv_qp);
+	uint8_t bits = 0;
+
+	if (efa_unlikely(qp->sq.session_err))
+		return;
+	if (hints & EFADV_WR_PROCESSING_HINT_BURST_PPS_SENSITIVE)
+		bits |= EFA_IO_PROCESSING_HINT_BURST_PPS_SENSITIVE;
+	qp->sq.curr_tx_wqe->meta.ctrl3 =
+		(qp->sq.curr_tx_wqe->meta.ctrl3 &
+		 ~EFA_IO_TX_META_DESC_PROCESSING_HINTS_MASK) | bits;
+}
+
 static void efa_sq_roll_back(struct efa_sq *sq)
 {
 	sq->wq.pc -= sq->num_wqe_pending;
@@ -288,8 +303,12 @@ static void efa_wr_abort(struct ibv_qp_ex *ibvqpx)
 	efa_spin_unlock(&sq->wq.lock);
 }
 
-/* RC names no destination: it has no wr_set_ud_addr. */
-void efa_qp_fill_wr_pfns(struct efa_qp *qp, uint64_t send_ops_flags)
+/*
+ * RC names no destination: it has no wr_set_ud_addr.  dv_wr_flags are the
+ * EFADV_WR_EX_* of efadv_create_qp_ex().
+ */
+void efa_qp_fill_wr_pfns(struct efa_qp *qp, uint64_t send_ops_flags,
+			 uint64_t dv_wr_flags)
 {
 	struct ibv_qp_ex *ibvqpx = &qp->verbs_qp.qp_ex;
 
@@ -314,4 +333,6 @@ void efa_qp_fill_wr_pfns(struct efa_qp *qp, uint64_t send_ops_flags)
 	ibvqpx->wr_set_inline_data_list = efa_wr_set_inline_data_list;
 	if (!qp->sq.connected)
 		ibvqpx->wr_set_ud_addr = efa_wr_set_ud_addr;
+	if (dv_wr_flags & EFADV_WR_EX_WITH_PROCESSING_HINTS)
+		qp->dv_qp.wr_set_processing_hints = efa_wr_set_processing_hints;
 }

@@ -202,3 +202,104 @@ void efa_qp_reset_indices(struct efa_qp *qp)
 		efa_spin_unlock(&wq->lock);
 	}
 }
+
+static inline uint32_t efa_rounddown_pow2(uint32_t n)
+{
+	return n ? 1U << (31 - __builtin_clz(n)) : 0;
+}
+
+/*
+ * The caller's struct of inlen bytes must reach @need bytes, and have no
+ * comp_mask nor anything set beyond ours.
+ */
+static bool efa_depth_attr_ok(const void *attr, uint32_t inlen, size_t need,
+			      size_t ours)
+{
+	const uint64_t *comp_mask = attr;
+
+	return inlen >= need && !*comp_mask &&
+	       (inlen <= ours ||
+		efa_buf_cleared((const uint8_t *)attr + ours, inlen - ours));
+}
+
+/*
+ * The deepest SQ efa_qp_geometry() and the device take: a power of two of
+ * 64-byte WQEs in the LLQ, no more than the device's max_sq_wr nor the
+ * 16-bit producer counter.  This provider writes no 128-byte WQEs, so it
+ * has no inline RDMA write to size for.
+ */
+int efadv_get_max_sq_depth(struct ibv_context *ibvctx,
+			   struct efadv_sq_depth_attr *attr, uint32_t inlen)
+{
+	struct efa_context *ctx;
+	uint32_t depth;
+
+	if (!efa_is_dev(ibvctx->device))
+		return -EOPNOTSUPP;
+	ctx = to_efa_context(ibvctx);
+	if (!efa_depth_attr_ok(attr, inlen,
+			       offsetof(struct efadv_sq_depth_attr,
+					max_inline_data) +
+			       sizeof(attr->max_inline_data),
+			       sizeof(*attr)) ||
+	    (attr->flags & ~(uint32_t)EFADV_SQ_DEPTH_ATTR_INLINE_WRITE)) {
+		verbs_err(&ctx->ibvctx,
+			  "efadv_sq_depth_attr: inlen %u, comp_mask, flags 0x%x\n",
+			  inlen, attr->flags);
+		return -EINVAL;
+	}
+	if (attr->max_send_sge > ctx->max_sq_sge ||
+	    attr->max_send_sge > EFA_IO_TX_DESC_NUM_BUFS ||
+	    attr->max_rdma_sge > ctx->max_sge_rd ||
+	    attr->max_rdma_sge > EFA_IO_TX_DESC_NUM_RDMA_BUFS ||
+	    attr->max_inline_data > ctx->inline_buf_size) {
+		verbs_err(&ctx->ibvctx,
+			  "SGEs %u, RDMA SGEs %u, inline %u exceed the device's\n",
+			  attr->max_send_sge, attr->max_rdma_sge,
+			  attr->max_inline_data);
+		return -EINVAL;
+	}
+	if (attr->flags & EFADV_SQ_DEPTH_ATTR_INLINE_WRITE) {
+		verbs_err(&ctx->ibvctx, "no inline RDMA write\n");
+		return -EOPNOTSUPP;
+	}
+
+	depth = ctx->max_sq_wr < EFA_MAX_RING_ENTRIES ? ctx->max_sq_wr :
+							EFA_MAX_RING_ENTRIES;
+	if (ctx->max_llq_size && depth > ctx->max_llq_size / EFA_IO_TX_WQE_SIZE)
+		depth = ctx->max_llq_size / EFA_IO_TX_WQE_SIZE;
+	return (int)efa_rounddown_pow2(depth);
+}
+
+/*
+ * The deepest RQ of UD and SRD QPs for WRs of max_recv_sge SGEs: the
+ * device's max_rq_wr, and each SGE takes a descriptor of a ring indexed by
+ * 16 bits (efa_qp_geometry()).
+ */
+int efadv_get_max_rq_depth(struct ibv_context *ibvctx,
+			   struct efadv_rq_depth_attr *attr, uint32_t inlen)
+{
+	struct efa_context *ctx;
+	uint32_t depth;
+
+	if (!efa_is_dev(ibvctx->device))
+		return -EOPNOTSUPP;
+	ctx = to_efa_context(ibvctx);
+	if (!efa_depth_attr_ok(attr, inlen,
+			       offsetof(struct efadv_rq_depth_attr,
+					max_recv_sge) +
+			       sizeof(attr->max_recv_sge),
+			       sizeof(*attr))) {
+		verbs_err(&ctx->ibvctx,
+			  "efadv_rq_depth_attr: inlen %u or comp_mask\n", inlen);
+		return -EINVAL;
+	}
+	if (!attr->max_recv_sge || attr->max_recv_sge > ctx->max_rq_sge) {
+		verbs_err(&ctx->ibvctx, "receive SGEs %u, not 1 to %u\n",
+			  attr->max_recv_sge, ctx->max_rq_sge);
+		return -EINVAL;
+	}
+
+	depth = EFA_MAX_RING_ENTRIES / attr->max_recv_sge;
+	return (int)(depth < ctx->max_rq_wr ? depth : ctx->max_rq_wr);
+}

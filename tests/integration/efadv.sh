@@ -1,5 +1,6 @@
 #!/bin/bash
-# efadv_query_device through our libefa.so.1, on both profiles.
+# efadv through our libefa.so.1, on both profiles: efadv_query_device's
+# values, then EFA_1.4 to 1.7 (efadv_verbs).
 . "$(dirname "$0")/lib.sh" "$1"
 PROFILE=$2
 start_host --profile "$PROFILE"
@@ -15,5 +16,11 @@ expect_eq max_rdma_size "$(v max_rdma_size)" 1073741824
 # RDMA read, RNR retry, CQ with SGID and RDMA write, as efadv numbers
 # them: 15, what a real 0xefa1 device reports
 expect_eq device_caps "$(v device_caps)" 0xf
+
+# The profiles' sub-CQs per CQ (softefad's profile.c): with more than one,
+# efadv_query_cq has no single ring to give.
+export SEFA_SUB_CQS=2
+sx --provider ours -- "$BUILD/bin/efadv_verbs" || fail "efadv_verbs"
+expect_eq objects "$(status_field objects)" 0
 
 echo ok

@@ -210,7 +210,7 @@ void efa_fake_qp_init(struct efa_fixture *fx, struct efa_fake_qp *fq,
 		qp->sq.local_queue = calloc(fq->geom.sq_wqe_cnt,
 					    sizeof(*qp->sq.local_queue));
 		ck_assert_ptr_nonnull(qp->sq.local_queue);
-		efa_qp_fill_wr_pfns(qp, send_ops_flags);
+		efa_qp_fill_wr_pfns(qp, send_ops_flags, 0);
 		qp->verbs_qp.comp_mask |= VERBS_QP_EX;
 	}
 

@@ -25,10 +25,35 @@ _Static_assert(offsetof(struct efadv_mr_attr, ic_id_validity) == 8, "mr");
 _Static_assert(offsetof(struct efadv_mr_attr, rdma_recv_ic_id) == 14, "mr");
 _Static_assert(sizeof(struct efadv_ah_attr) == 16, "ah attr");
 _Static_assert(offsetof(struct efadv_ah_attr, ahn) == 8, "ah attr");
-_Static_assert(sizeof(struct efadv_qp_init_attr) == 16, "qp attr");
+_Static_assert(sizeof(struct efadv_qp_init_attr) == 24, "qp attr");
 _Static_assert(offsetof(struct efadv_qp_init_attr, driver_qp_type) == 8,
 	       "qp attr");
-_Static_assert(offsetof(struct efadv_qp_init_attr, reserved) == 12, "qp");
+_Static_assert(offsetof(struct efadv_qp_init_attr, flags) == 12, "qp");
+_Static_assert(offsetof(struct efadv_qp_init_attr, sl) == 14, "qp");
+_Static_assert(offsetof(struct efadv_qp_init_attr, reserved) == 15, "qp");
+_Static_assert(offsetof(struct efadv_qp_init_attr, wr_flags) == 16, "qp");
+/* EFA_1.4 to EFA_1.7, as rdma-core's efadv.h lays them out */
+_Static_assert(sizeof(struct efadv_wq_attr) == 40, "wq attr");
+_Static_assert(offsetof(struct efadv_wq_attr, buffer) == 8, "wq attr");
+_Static_assert(offsetof(struct efadv_wq_attr, entry_size) == 16, "wq");
+_Static_assert(offsetof(struct efadv_wq_attr, num_entries) == 20, "wq");
+_Static_assert(offsetof(struct efadv_wq_attr, doorbell) == 24, "wq");
+_Static_assert(offsetof(struct efadv_wq_attr, max_batch) == 32, "wq");
+_Static_assert(offsetof(struct efadv_wq_attr, caps) == 36, "wq");
+_Static_assert(sizeof(struct efadv_cq_attr) == 32, "cq attr");
+_Static_assert(offsetof(struct efadv_cq_attr, num_entries) == 20, "cq");
+_Static_assert(offsetof(struct efadv_cq_attr, doorbell) == 24, "cq");
+_Static_assert(sizeof(struct efadv_sq_depth_attr) == 24, "sq depth");
+_Static_assert(offsetof(struct efadv_sq_depth_attr, max_inline_data) == 20,
+	       "sq depth");
+_Static_assert(sizeof(struct efadv_rq_depth_attr) == 16, "rq depth");
+_Static_assert(offsetof(struct efadv_qp, wr_set_processing_hints) == 8,
+	       "efadv_qp");
+_Static_assert(sizeof(struct efadv_memory_location) == 32, "mem loc");
+_Static_assert(offsetof(struct efadv_memory_location, type) == 24, "mem loc");
+_Static_assert(sizeof(struct efadv_comp_cntr_init_attr) == 80, "cc attr");
+_Static_assert(offsetof(struct efadv_comp_cntr_init_attr,
+			err_cntr_ext_mem) == 48, "cc attr");
 _Static_assert(sizeof(struct efadv_cq_init_attr) == 16, "cq attr");
 _Static_assert(offsetof(struct efadv_cq_init_attr, wc_flags) == 8, "cq");
 _Static_assert(offsetof(struct efadv_cq, wc_read_sgid) == 8, "efadv_cq");
@@ -335,7 +360,12 @@ END_TEST
 static int qp_parse(struct ibv_qp_init_attr_ex *attr, uint32_t inlen,
 		    uint32_t *type)
 {
-	return efa_dv_qp_attr_parse(fx.ctx, attr, &buf.qp, inlen, type);
+	struct efadv_qp_init_attr out;
+	int err = efa_dv_qp_attr_parse(fx.ctx, attr, &buf.qp, inlen, &out);
+
+	if (!err)
+		*type = out.driver_qp_type;
+	return err;
 }
 
 START_TEST(test_create_qp_ex_attr)
@@ -349,6 +379,7 @@ START_TEST(test_create_qp_ex_attr)
 	ck_assert_int_eq(qp_parse(&attr, 12, &type), 0);
 	ck_assert_uint_eq(type, EFADV_QP_DRIVER_TYPE_SRD);
 	ck_assert_int_eq(qp_parse(&attr, 16, &type), 0);
+	ck_assert_int_eq(qp_parse(&attr, 24, &type), 0);
 
 	buf.qp.driver_qp_type = 3;
 	ck_assert_int_eq(qp_parse(&attr, 16, &type), 0);
@@ -363,11 +394,27 @@ START_TEST(test_create_qp_ex_attr)
 	ck_assert_int_eq(qp_parse(&attr, 16, &type), EINVAL);
 	buf.qp.comp_mask = 0;
 
-	buf.qp.reserved[3] = 1;
+	buf.qp.reserved = 1;
 	ck_assert_int_eq(qp_parse(&attr, 16, &type), EINVAL);
 	/* reserved beyond inlen is not the caller's */
 	ck_assert_int_eq(qp_parse(&attr, 15, &type), 0);
-	buf.qp.reserved[3] = 0;
+	buf.qp.reserved = 0;
+
+	/* upstream's flags and sl: not offered */
+	buf.qp.flags = 2;	/* upstream's EFADV_QP_FLAGS_INLINE_WRITE */
+	ck_assert_int_eq(qp_parse(&attr, 16, &type), EOPNOTSUPP);
+	buf.qp.flags = 0;
+	buf.qp.sl = 1;
+	ck_assert_int_eq(qp_parse(&attr, 16, &type), EOPNOTSUPP);
+	buf.qp.sl = 0;
+
+	/* wr_flags: processing hints only */
+	buf.qp.wr_flags = EFADV_WR_EX_WITH_PROCESSING_HINTS;
+	ck_assert_int_eq(qp_parse(&attr, 24, &type), 0);
+	buf.qp.wr_flags = 2;
+	ck_assert_int_eq(qp_parse(&attr, 24, &type), EOPNOTSUPP);
+	ck_assert_int_eq(qp_parse(&attr, 16, &type), 0);
+	buf.qp.wr_flags = 0;
 
 	ck_assert_int_eq(qp_parse(&attr, 32, &type), 0);
 	buf.bytes[31] = 1;
