@@ -66,6 +66,8 @@ fabtest() {
 	sizes_printed client "${_sizes[@]}"
 }
 
+# a busy-polling pair on a loaded 2-core machine: minutes at worst
+export PAIR_TIMEOUT=120
 start_host --profile "$PROFILE"
 part=$(up_run ibv_devinfo | devinfo_field vendor_part_id)
 up_spy
