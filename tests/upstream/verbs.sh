@@ -1,0 +1,44 @@
+#!/bin/bash
+# rdma-core v64's own tools and libefa on SoftEFA: ibv_devinfo -v finds the
+# device through v64's libibverbs and its libefa-rdmav64.so plugin, and
+# ibv_ud_pingpong -c moves data that its check finds at offset 40 (behind
+# the GRH area, as on EFA), counted by the device.
+# Usage: verbs.sh BUILD PROFILE
+. "$(dirname "$0")/lib.sh" "$1" rdma-core
+PROFILE=$2
+PORT=$(pick_port)
+start_host --profile "$PROFILE"
+
+out=$(up_run env LD_DEBUG=files ibv_devinfo -v 2>"$RUN/ld.out") ||
+	fail "ibv_devinfo -v: $out $(grep -v 'calling\|^ *[0-9]*: *$' "$RUN/ld.out")"
+# the last process is ibv_devinfo itself
+grep -q "file=$P/rdma-core/lib/libibverbs/libefa-rdmav64.so " "$RUN/ld.out" ||
+	fail "ibv_devinfo did not load v64's plugin: $(grep 'file=' "$RUN/ld.out")"
+! grep -q "file=/usr/lib/[^ ]*libefa" "$RUN/ld.out" ||
+	fail "Debian's libefa was loaded too: $(grep 'file=' "$RUN/ld.out")"
+expect_eq hca_id "$(devinfo_field hca_id <<<"$out")" efa_0
+expect_eq vendor_id "$(devinfo_field vendor_id <<<"$out")" 0x1d0f
+expect_eq state "$(devinfo_field state <<<"$out")" "PORT_ACTIVE (4)"
+expect_eq max_msg_sz "$(devinfo_field max_msg_sz <<<"$out")" 0x22e0
+part=$(devinfo_field vendor_part_id <<<"$out")
+echo "ibv_devinfo -v (v64): efa_0, part $(printf %#x "$part"), PORT_ACTIVE"
+
+# ibv_ud_pingpong -c: the server finds the client's bytes behind the GRH
+# area, or prints "invalid data in page N"
+n=0
+for size in 1 1024 4096; do
+	up_pair ibv_ud_pingpong -g 0 -p "$PORT" -n 200 -c -s "$size" ||
+		fail "ibv_ud_pingpong -c -s $size"
+	for side in server client; do
+		grep -q "200 iters in" "$RUN/$side.out" ||
+			fail "$side, size $size: $(cat "$RUN/$side.out")"
+	done
+	! grep -q "invalid data" "$RUN/server.out" ||
+		fail "size $size: $(cat "$RUN/server.out")"
+	n=$((n + 1))
+	echo "ibv_ud_pingpong -c -s $size: $(grep "iters in" "$RUN/client.out")"
+done
+expect_eq tx_pkts "$(stat_field efa_0 tx_pkts)" $((n * 400))
+expect_eq rx_pkts "$(stat_field efa_0 rx_pkts)" $((n * 400))
+expect_eq rx_drops "$(stat_field efa_0 rx_drops)" 0
+echo "ok: $PROFILE, rdma-core v64's ibv_devinfo and ibv_ud_pingpong ($((n * 400)) packets)"
