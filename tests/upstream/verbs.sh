@@ -2,7 +2,8 @@
 # rdma-core v64's own tools and libefa on SoftEFA: ibv_devinfo -v finds the
 # device through v64's libibverbs and its libefa-rdmav64.so plugin, and
 # ibv_ud_pingpong -c moves data that its check finds at offset 40 (behind
-# the GRH area, as on EFA), counted by the device.
+# the GRH area, as on EFA), counted by the device, also sleeping on
+# completion events (-e).
 # Usage: verbs.sh BUILD PROFILE
 . "$(dirname "$0")/lib.sh" "$1" rdma-core
 PROFILE=$2
@@ -24,11 +25,16 @@ part=$(devinfo_field vendor_part_id <<<"$out")
 echo "ibv_devinfo -v (v64): efa_0, part $(printf %#x "$part"), PORT_ACTIVE"
 
 # ibv_ud_pingpong -c: the server finds the client's bytes behind the GRH
-# area, or prints "invalid data in page N"
+# area, or prints "invalid data in page N".  With -e (the last run) both
+# sides sleep on completion events for every message: v64's libefa arms
+# the CQ through its doorbell (arm bit and command sequence number), and a
+# completion must raise the event, or the pair waits until it is killed.
 n=0
-for size in 1 1024 4096; do
-	up_pair ibv_ud_pingpong -g 0 -p "$PORT" -n 200 -c -s "$size" ||
-		fail "ibv_ud_pingpong -c -s $size"
+for run in "1" "1024" "4096" "1024 -e"; do
+	read -r size ev <<<"$run"
+	# shellcheck disable=SC2086
+	up_pair ibv_ud_pingpong -g 0 -p "$PORT" -n 200 -c -s "$size" $ev ||
+		fail "ibv_ud_pingpong -c -s $size${ev:+ $ev}"
 	for side in server client; do
 		grep -q "200 iters in" "$RUN/$side.out" ||
 			fail "$side, size $size: $(cat "$RUN/$side.out")"
@@ -36,7 +42,7 @@ for size in 1 1024 4096; do
 	! grep -q "invalid data" "$RUN/server.out" ||
 		fail "size $size: $(cat "$RUN/server.out")"
 	n=$((n + 1))
-	echo "ibv_ud_pingpong -c -s $size: $(grep "iters in" "$RUN/client.out")"
+	echo "ibv_ud_pingpong -c -s $size${ev:+ $ev}: $(grep "iters in" "$RUN/client.out")"
 done
 expect_eq tx_pkts "$(stat_field efa_0 tx_pkts)" $((n * 400))
 expect_eq rx_pkts "$(stat_field efa_0 rx_pkts)" $((n * 400))
