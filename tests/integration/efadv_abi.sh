@@ -14,7 +14,7 @@ cc -std=c11 -Wall -Wextra -Werror -I"$R/include" \
 	-L"$R/lib" -Wl,-rpath-link,"$R/lib" -lefa ||
 	fail "build against v64's headers"
 for v in EFA_1.4 EFA_1.5 EFA_1.6; do
-	objdump -T "$exe" | grep -q "($v)" ||
+	objdump -T "$exe" | grep "($v)" >/dev/null ||
 		fail "the program asks for no $v symbol"
 done
 ours=$BUILD/lib/libefa.so.1
@@ -26,6 +26,6 @@ out=$(LD_BIND_NOW=1 LD_LIBRARY_PATH=$BUILD/lib "$exe" 2>&1) ||
 	fail "against our libefa.so.1: $out"
 expect_eq resolved "$out" "resolved 12"
 # and it was ours that it bound to
-LD_LIBRARY_PATH=$BUILD/lib ldd "$exe" | grep -q "$BUILD/lib/libefa.so.1" ||
+LD_LIBRARY_PATH=$BUILD/lib ldd "$exe" | grep "$BUILD/lib/libefa.so.1" >/dev/null ||
 	fail "not bound to $BUILD/lib/libefa.so.1"
 echo ok

@@ -34,7 +34,7 @@ if [ "${2:-}" = --run ]; then
 		# ibv_devinfo through the provider shows the GID status shows
 		gid=$(hgid "$i")
 		[[ $gid == fe80:0000:0000:0000:* ]] || fail "host $i: GID '$gid'"
-		hx "$i" -- ibv_devinfo -v | grep -q "GID\[  0\]:.*$gid" ||
+		hx "$i" -- ibv_devinfo -v | grep "GID\[  0\]:.*$gid" >/dev/null ||
 			fail "host $i: ibv_devinfo does not show $gid"
 		# each host reaches the others over the bridge
 		for j in 1 2 3; do
@@ -99,7 +99,7 @@ run() {
 			grep -q "a line of host 2's log" ||
 			fail "no daemon log after a failure: $out"
 	fi
-	! ip netns list | grep -q "^$prefix" ||
+	! ip netns list | grep "^$prefix" >/dev/null ||
 		fail "$1: namespaces left: $(ip netns list)"
 	! pgrep -f "$run" >/dev/null ||
 		fail "$1: processes left: $(pgrep -af "$run")"

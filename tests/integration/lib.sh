@@ -1,6 +1,9 @@
 # Shared helpers of the integration tests: a private SoftEFA host per test.
 # Usage: . lib.sh BUILD_DIR
 set -euo pipefail
+# Under pipefail "CMD | grep -q PATTERN" fails at random when grep stops
+# reading at its match while CMD still writes (SIGPIPE): where CMD may
+# write more than one block, "grep PATTERN >/dev/null" reads to the end.
 # wait_for, tcp_listens
 . "$(dirname "${BASH_SOURCE[0]}")/../../scripts/common.sh"
 

@@ -45,7 +45,7 @@ echo "$out"
 v() { echo "$out" | awk -v k="$1" '$1 == k { print $2 }'; }
 # the libefa that ran is v64's, not ours nor Debian's
 libs=$(LD_DEBUG=libs v64 "$V64/bin/ibv_devinfo" -d efa_0 2>&1 >/dev/null)
-echo "$libs" | grep -q "calling init: $V64/lib/libibverbs/libefa-rdmav64.so" ||
+grep -q "calling init: $V64/lib/libibverbs/libefa-rdmav64.so" <<<"$libs" ||
 	fail "v64's libefa was not loaded"
 efas=$(echo "$libs" | grep "calling init: .*libefa" | grep -vc "$V64/lib/") || true
 expect_eq "other libefa loaded" "$efas" 0

@@ -170,7 +170,7 @@ done
 gid=$(hgid 2)
 on_host 2 host_down 0 || fail "host 2: softefad reported errors"
 ! ip -n "$(hns 2)" -6 -o addr show dev eth0 | awk '{ sub(/\/.*/, "", $4); print $4 }' |
-	while read -r a; do gid_full "$a"; done | grep -qx "$gid" ||
+	while read -r a; do gid_full "$a"; done | grep -x "$gid" >/dev/null ||
 	fail "host 2: GID $gid still on eth0 after stop"
 [ -z "$(ip netns exec "$(hns 2)" ss -Hlun 'sport = :4791')" ] ||
 	fail "host 2: UDP 4791 still bound after stop"
