@@ -239,7 +239,7 @@ int sefa_qp_create(struct sefa_cmd *cmd, const struct sefa_qp_params *p,
 	struct sefa_device *dev = c->dev;
 	struct efa_compat_create_qp ucmd;
 	struct sefa_qp *qp;
-	uint32_t wqe_size;
+	uint32_t wqe_size = 0;	/* qp_udata() sets it when it succeeds */
 	unsigned int idx;
 	int ret;
 
