@@ -28,9 +28,16 @@ enum {
 	EFADV_WR_EX_WITH_PROCESSING_HINTS = 1 << 0,
 };
 
+enum {
+	EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV = 1 << 0,
+	EFADV_QP_FLAGS_INLINE_WRITE = 1 << 1,
+};
+
 /*
- * flags and sl follow upstream's layout; this provider takes them as 0
- * (EOPNOTSUPP otherwise).  wr_flags takes EFADV_WR_EX_WITH_PROCESSING_HINTS.
+ * flags and sl follow upstream's layout; this provider takes flags
+ * EFADV_QP_FLAGS_INLINE_WRITE where the device has RDMA write in 128-byte
+ * WQEs, and sl as 0 (EOPNOTSUPP otherwise).  wr_flags takes
+ * EFADV_WR_EX_WITH_PROCESSING_HINTS.
  */
 struct efadv_qp_init_attr {
 	uint64_t comp_mask;
@@ -123,7 +130,7 @@ struct efadv_device_attr {
 	uint16_t max_sq_sge;
 	uint16_t max_rq_sge;
 	uint16_t inline_buf_size;
-	uint8_t reserved[2];
+	uint16_t inline_buf_size_ex;	/* inline bytes of a 128-byte WQE */
 	uint32_t device_caps;
 	uint32_t max_rdma_size;
 };

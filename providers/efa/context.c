@@ -58,6 +58,10 @@ static const struct verbs_context_ops efa_ctx_ops = {
 	.post_send = efa_post_send,
 	.query_device_ex = efa_query_device_ex,
 	.query_port = efa_query_port,
+#if EFA_IBVERBS_PABI >= 64
+	.query_port_speed = efa_query_port_speed,
+	.query_qp_data_in_order = efa_query_qp_data_in_order,
+#endif
 	.query_qp = efa_query_qp,
 	.reg_mr = efa_reg_mr,
 	.req_notify_cq = efa_arm_cq,
@@ -75,10 +79,26 @@ void efa_ucontext_cmd_init(struct efa_alloc_ucontext *cmd)
 			     EFA_ALLOC_UCONTEXT_CMD_COMP_MIN_SQ_WR;
 }
 
+/*
+ * The inline bytes of the 128-byte WQE, where the device reports one with
+ * more room than the 64-byte WQE (a kernel older than inline_buf_size_ex
+ * leaves 0 in what were reserved bytes).  A device offering more than a
+ * 128-byte WQE holds gets what it holds: a larger WQE is not written here.
+ */
+static uint16_t
+efa_inline_buf_size_ex(const struct efa_compat_alloc_ucontext_resp *drv)
+{
+	if (drv->inline_buf_size_ex <= EFA_IO_TX_DESC_INLINE_MAX_SIZE)
+		return 0;
+	if (drv->inline_buf_size_ex > EFA_IO_TX_DESC_INLINE_MAX_SIZE_128)
+		return EFA_IO_TX_DESC_INLINE_MAX_SIZE_128;
+	return drv->inline_buf_size_ex;
+}
+
 int efa_ucontext_resp_parse(struct efa_context *ctx,
 			    const struct efa_alloc_ucontext_resp *resp)
 {
-	const struct efa_ibv_alloc_ucontext_resp *drv = &resp->drv;
+	const struct efa_compat_alloc_ucontext_resp *drv = &resp->drv;
 	uint32_t missing = EFA_REQUIRED_UDATA & ~drv->cmds_supp_udata_mask;
 
 	if (missing) {
@@ -107,6 +127,7 @@ int efa_ucontext_resp_parse(struct efa_context *ctx,
 	ctx->cmds_supp_udata_mask = drv->cmds_supp_udata_mask;
 	ctx->sub_cqs_per_cq = drv->sub_cqs_per_cq;
 	ctx->inline_buf_size = drv->inline_buf_size;
+	ctx->inline_buf_size_ex = efa_inline_buf_size_ex(drv);
 	ctx->max_llq_size = drv->max_llq_size;
 	ctx->max_tx_batch = drv->max_tx_batch;
 	ctx->min_sq_wr = drv->min_sq_wr;
@@ -251,8 +272,9 @@ struct verbs_context *efa_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	efa_wake_map(ctx, resp.wake_mmap_key);
 
 	verbs_debug(&ctx->ibvctx,
-		    "sub_cqs %u inline %u llq %u tx_batch %u min_sq_wr %u caps 0x%x sq %u/%u rq %u/%u rdma %u\n",
+		    "sub_cqs %u inline %u/%u llq %u tx_batch %u min_sq_wr %u caps 0x%x sq %u/%u rq %u/%u rdma %u\n",
 		    ctx->sub_cqs_per_cq, ctx->inline_buf_size,
+		    ctx->inline_buf_size_ex,
 		    ctx->max_llq_size, ctx->max_tx_batch, ctx->min_sq_wr,
 		    ctx->device_caps, ctx->max_sq_wr, ctx->max_sq_sge,
 		    ctx->max_rq_wr, ctx->max_rq_sge, ctx->max_rdma_size);

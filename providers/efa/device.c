@@ -59,6 +59,15 @@ int efa_query_port(struct ibv_context *ibvctx, uint8_t port_num,
 				  sizeof(cmd));
 }
 
+#if EFA_IBVERBS_PABI >= 64
+/* A port's bandwidth in 100 Mb/s units, as the kernel works it out. */
+int efa_query_port_speed(struct ibv_context *ibvctx, uint32_t port_num,
+			 uint64_t *speed)
+{
+	return ibv_cmd_query_port_speed(ibvctx, port_num, speed);
+}
+#endif
+
 uint32_t efa_dv_device_caps(uint32_t kernel_caps, bool with_rdma_size)
 {
 	uint32_t caps = 0;
@@ -80,9 +89,11 @@ uint32_t efa_dv_device_caps(uint32_t kernel_caps, bool with_rdma_size)
 
 /*
  * inlen is the size of the caller's struct efadv_device_attr, which grew
- * from 24 to 32 bytes (device_caps, max_rdma_size).  A field is filled when
- * it starts inside inlen; nothing else beyond inlen is written.  The struct
- * is output only, so a longer inlen is accepted and its tail zeroed.
+ * from 24 to 32 bytes (device_caps, max_rdma_size), and whose reserved
+ * bytes became inline_buf_size_ex.  A field is filled when it starts inside
+ * inlen; nothing else beyond inlen is written.  The struct is output only,
+ * so a longer inlen is accepted and its tail zeroed.  inline_buf_size_ex
+ * is inline_buf_size where the device has no 128-byte WQEs, as upstream.
  */
 int efadv_query_device(struct ibv_context *ibvctx,
 		       struct efadv_device_attr *attr, uint32_t inlen)
@@ -108,6 +119,9 @@ int efadv_query_device(struct ibv_context *ibvctx,
 	attr->max_sq_sge = ctx->max_sq_sge;
 	attr->max_rq_sge = ctx->max_rq_sge;
 	attr->inline_buf_size = ctx->inline_buf_size;
+	if (vext_field_avail(struct efadv_device_attr, inline_buf_size_ex,
+			     inlen))
+		attr->inline_buf_size_ex = efa_ctx_max_inline(ctx);
 
 	if (vext_field_avail(struct efadv_device_attr, device_caps, inlen))
 		attr->device_caps = efa_dv_device_caps(

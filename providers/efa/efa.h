@@ -73,6 +73,8 @@ struct efa_context {
 	uint32_t cmds_supp_udata_mask;
 	uint16_t sub_cqs_per_cq;
 	uint16_t inline_buf_size;
+	/* The inline bytes of a 128-byte WQE; 0: the device takes none */
+	uint16_t inline_buf_size_ex;
 	uint32_t max_llq_size;		/* bytes */
 	uint16_t max_tx_batch;		/* units of 64 bytes, 0: unlimited */
 	uint16_t min_sq_wr;
@@ -205,6 +207,9 @@ struct efa_sq {
 	 */
 	uint32_t wqe_ctrl;
 	uint8_t *desc;			/* LLQ ring */
+	uint16_t wqe_size;		/* bytes of a WQE there: 64 or 128 */
+	/* RDMA write takes inline data: a 128-byte WQE that asked for it */
+	bool inline_write;
 	uint32_t max_inline_data;
 	uint16_t max_batch_wr;		/* WQEs per doorbell */
 	uint16_t max_rdma_sge;
@@ -221,8 +226,8 @@ struct efa_sq {
 	/* An ibv_wr_* session is built here and copied to the LLQ when it
 	 * completes, so that wr_abort can take it all back.
 	 */
-	struct efa_io_tx_wqe *local_queue;
-	struct efa_io_tx_wqe *curr_tx_wqe;
+	uint8_t *local_queue;		/* wqe_size bytes a WQE */
+	struct efa_io_tx_wqe *curr_tx_wqe; /* its first 64 bytes */
 	uint32_t num_wqe_pending;
 	uint32_t wqe_ctrl_rb;
 	int session_err;
@@ -327,6 +332,13 @@ static inline bool efa_buf_cleared(const void *buf, size_t len)
 	return true;
 }
 
+/* The most inline data a QP of the context may ask for. */
+static inline uint32_t efa_ctx_max_inline(const struct efa_context *ctx)
+{
+	return ctx->inline_buf_size_ex ? ctx->inline_buf_size_ex :
+					 ctx->inline_buf_size;
+}
+
 /* efa.c */
 extern const struct verbs_device_ops efa_dev_ops;
 bool efa_is_dev(const struct ibv_device *ibdev);
@@ -348,6 +360,12 @@ int efa_query_device_ex(struct ibv_context *ibvctx,
 			struct ibv_device_attr_ex *attr, size_t attr_size);
 int efa_query_port(struct ibv_context *ibvctx, uint8_t port_num,
 		   struct ibv_port_attr *port_attr);
+#if EFA_IBVERBS_PABI >= 64
+int efa_query_port_speed(struct ibv_context *ibvctx, uint32_t port_num,
+			 uint64_t *speed);
+int efa_query_qp_data_in_order(struct ibv_qp *ibvqp, enum ibv_wr_opcode op,
+			       uint32_t flags);
+#endif
 void efa_device_attr_fixup(const struct efa_context *ctx,
 			   struct ibv_device_attr *attr,
 			   const struct ib_uverbs_query_device_resp *base);
@@ -394,6 +412,8 @@ const struct efa_io_cdesc_common *efa_cq_next_cqe(struct efa_cq *cq);
 /* qp.c */
 struct efa_qp_geom {
 	uint32_t sq_wqe_cnt;		/* power of two, or 0: no SQ */
+	uint32_t sq_wqe_size;		/* bytes: 64, or 128 */
+	bool inline_write;		/* RDMA write takes inline data */
 	uint32_t rq_desc_cnt;		/* power of two, or 0: no RQ */
 	uint32_t rq_wqe_cnt;
 	uint32_t rq_wr_descs;		/* descriptors one receive WR may take */
@@ -410,7 +430,7 @@ int efa_query_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
 int efa_destroy_qp(struct ibv_qp *ibvqp);
 int efa_qp_geometry(const struct efa_context *ctx,
 		    const struct ibv_qp_cap *cap, enum ibv_qp_type type,
-		    struct efa_qp_geom *geom);
+		    uint16_t dv_flags, struct efa_qp_geom *geom);
 int efa_wq_init(struct efa_wq *wq, uint32_t wqe_cnt, uint32_t desc_cnt,
 		uint16_t max_sge, uint32_t *db);
 void efa_wq_fini(struct efa_wq *wq);

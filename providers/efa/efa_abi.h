@@ -38,9 +38,12 @@ struct efa_alloc_ucontext {
 	struct efa_ibv_alloc_ucontext_cmd drv;
 };
 
+/* drv in rdma-core v64's layout, whose inline_buf_size_ex Debian's header
+ * has as reserved bytes (efa_abi_compat.h).
+ */
 struct efa_alloc_ucontext_resp {
 	struct ib_uverbs_get_context_resp ibv_resp;
-	struct efa_ibv_alloc_ucontext_resp drv;
+	struct efa_compat_alloc_ucontext_resp drv;
 	__aligned_u64 wake_mmap_key;	/* efa_ext_abi.h, zero on EFA */
 };
 

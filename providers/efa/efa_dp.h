@@ -176,11 +176,12 @@ static inline uint8_t efa_tx_ctrl2(const struct efa_sq *sq, unsigned int flags,
 	return efa_tx_ctrl(sq, flags, rc) >> 24;
 }
 
-/* The LLQ slot of the next WQE. */
+/* The LLQ slot of the next WQE, of sq->wqe_size bytes. */
 static inline struct efa_io_tx_wqe *efa_sq_slot(struct efa_sq *sq)
 {
-	return (struct efa_io_tx_wqe *)sq->desc +
-	       (sq->wq.pc & sq->wq.desc_mask);
+	return (struct efa_io_tx_wqe *)(sq->desc +
+					(size_t)(sq->wq.pc & sq->wq.desc_mask) *
+						sq->wqe_size);
 }
 
 static inline void efa_sq_advance(struct efa_sq *sq)

@@ -480,6 +480,10 @@ int ibv_cmd_query_device_any(struct ibv_context *context,
 int ibv_cmd_query_port(struct ibv_context *context, uint8_t port_num,
 		       struct ibv_port_attr *port_attr,
 		       struct ibv_query_port *cmd, size_t cmd_size);
+#if EFA_IBVERBS_PABI >= 64
+int ibv_cmd_query_port_speed(struct ibv_context *context, uint32_t port_num,
+			     uint64_t *speed);
+#endif
 
 int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
 		     struct ibv_alloc_pd *cmd, size_t cmd_size,
@@ -692,6 +696,7 @@ IBV_OPS64_ASSERT(dealloc_dmah, 27);
 IBV_OPS64_ASSERT(dm_export_dmabuf_fd, 42);
 IBV_OPS64_ASSERT(free_buf, 43);
 IBV_OPS64_ASSERT(query_port_speed, 66);
+IBV_OPS64_ASSERT(query_qp_data_in_order, 68);
 IBV_OPS64_ASSERT(reg_mr_ex, 75);
 
 IBV_PRIVATE_ASSERT_SIZE(verbs_create_cq_prov_attr, 24);

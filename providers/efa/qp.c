@@ -61,7 +61,7 @@ static int efa_qp_map(struct efa_context *ctx, struct efa_qp *qp,
 {
 	size_t db_max = ctx->page_size - sizeof(uint32_t);
 	size_t rq_ring = (size_t)geom->rq_desc_cnt * EFA_IO_RX_DESC_SIZE;
-	size_t sq_ring = (size_t)geom->sq_wqe_cnt * EFA_IO_TX_WQE_SIZE;
+	size_t sq_ring = (size_t)geom->sq_wqe_cnt * geom->sq_wqe_size;
 	int err;
 
 	if (resp->rq_db_offset > db_max || resp->sq_db_offset > db_max ||
@@ -237,7 +237,7 @@ static struct efa_qp *efa_qp_alloc(const struct efa_qp_geom *geom,
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	    geom->sq_wqe_cnt) {
 		qp->sq.local_queue = malloc((size_t)geom->sq_wqe_cnt *
-					    EFA_IO_TX_WQE_SIZE);
+					    geom->sq_wqe_size);
 		if (!qp->sq.local_queue)
 			goto err_fini_rq;
 	}
@@ -252,10 +252,13 @@ err_free:
 	return NULL;
 }
 
-/* dv_wr_flags: EFADV_WR_EX_* the caller of efadv_create_qp_ex() asked for. */
+/*
+ * dv: what the caller of efadv_create_qp_ex() asked for, checked by
+ * efa_dv_qp_attr_parse(); zeroes but driver_qp_type for the other verbs.
+ */
 static struct ibv_qp *create_qp(struct ibv_context *ibvctx,
 				struct ibv_qp_init_attr_ex *attr,
-				uint32_t driver_qp_type, uint64_t dv_wr_flags)
+				const struct efadv_qp_init_attr *dv)
 {
 	struct efa_context *ctx = to_efa_context(ibvctx);
 	struct efa_create_qp_resp resp = {};
@@ -266,10 +269,10 @@ static struct ibv_qp *create_qp(struct ibv_context *ibvctx,
 	struct efa_qp *qp;
 	int err;
 
-	err = efa_qp_check_attr(ctx, attr, driver_qp_type);
+	err = efa_qp_check_attr(ctx, attr, dv->driver_qp_type);
 	if (err)
 		goto err_out;
-	err = efa_qp_geometry(ctx, &attr->cap, attr->qp_type, &geom);
+	err = efa_qp_geometry(ctx, &attr->cap, attr->qp_type, dv->flags, &geom);
 	if (err)
 		goto err_out;
 
@@ -280,10 +283,11 @@ static struct ibv_qp *create_qp(struct ibv_context *ibvctx,
 	}
 
 	cmd.drv.rq_ring_size = geom.rq_desc_cnt * EFA_IO_RX_DESC_SIZE;
-	cmd.drv.sq_ring_size = geom.sq_wqe_cnt * EFA_IO_TX_WQE_SIZE;
+	/* The device learns the WQE size from this over max_send_wr. */
+	cmd.drv.sq_ring_size = geom.sq_wqe_cnt * geom.sq_wqe_size;
 	/* The kernel reads driver_qp_type for IBV_QPT_DRIVER only. */
 	if (attr->qp_type == IBV_QPT_DRIVER)
-		cmd.drv.driver_qp_type = driver_qp_type;
+		cmd.drv.driver_qp_type = dv->driver_qp_type;
 
 	/* The kernel sizes the QP from the depths really allocated. */
 	attr->cap.max_send_wr = geom.sq_wqe_cnt;
@@ -313,7 +317,7 @@ static struct ibv_qp *create_qp(struct ibv_context *ibvctx,
 	ibvqp->state = IBV_QPS_RESET;
 
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
-		efa_qp_fill_wr_pfns(qp, attr->send_ops_flags, dv_wr_flags);
+		efa_qp_fill_wr_pfns(qp, attr->send_ops_flags, dv->wr_flags);
 		qp->verbs_qp.comp_mask |= VERBS_QP_EX;
 	}
 
@@ -323,7 +327,7 @@ static struct ibv_qp *create_qp(struct ibv_context *ibvctx,
 
 	attr->cap.max_send_wr = geom.sq_wqe_cnt;
 	attr->cap.max_recv_wr = geom.rq_wqe_cnt;
-	attr->cap.max_inline_data = ctx->inline_buf_size;
+	attr->cap.max_inline_data = qp->sq.max_inline_data;
 	return ibvqp;
 
 err_destroy:
@@ -361,6 +365,7 @@ static struct ibv_qp *create_qp_legacy(struct ibv_pd *ibvpd,
 				       struct ibv_qp_init_attr *attr,
 				       uint32_t driver_qp_type)
 {
+	struct efadv_qp_init_attr dv = { .driver_qp_type = driver_qp_type };
 	struct ibv_qp_init_attr_ex attr_ex = {};
 	struct ibv_qp *ibvqp;
 
@@ -368,7 +373,7 @@ static struct ibv_qp *create_qp_legacy(struct ibv_pd *ibvpd,
 	attr_ex.comp_mask = IBV_QP_INIT_ATTR_PD;
 	attr_ex.pd = ibvpd;
 
-	ibvqp = create_qp(ibvpd->context, &attr_ex, driver_qp_type, 0);
+	ibvqp = create_qp(ibvpd->context, &attr_ex, &dv);
 	if (ibvqp)
 		memcpy(attr, &attr_ex, sizeof(*attr));
 	return ibvqp;
@@ -386,10 +391,12 @@ struct ibv_qp *efa_create_qp(struct ibv_pd *ibvpd,
 struct ibv_qp *efa_create_qp_ex(struct ibv_context *ibvctx,
 				struct ibv_qp_init_attr_ex *attr)
 {
+	struct efadv_qp_init_attr dv = {};
+
 	if (!efa_qp_type_ok(ibvctx, attr->qp_type))
 		return NULL;
 
-	return create_qp(ibvctx, attr, 0, 0);
+	return create_qp(ibvctx, attr, &dv);
 }
 
 struct ibv_qp *efadv_create_driver_qp(struct ibv_pd *ibvpd,
@@ -416,8 +423,9 @@ struct ibv_qp *efadv_create_driver_qp(struct ibv_pd *ibvpd,
  * efa_attr is the caller's struct of inlen bytes: it must reach
  * driver_qp_type, and comp_mask, reserved and anything a newer caller has
  * beyond our struct must be zero (EINVAL).  Of what upstream defines, flags
- * and sl are not offered here, and wr_flags takes processing hints only
- * (EOPNOTSUPP).  *out is the struct as if the caller's were ours.
+ * take inline RDMA write where the device writes in 128-byte WQEs, sl is
+ * not offered here, and wr_flags takes processing hints only (EOPNOTSUPP).
+ * *out is the struct as if the caller's were ours.
  */
 int efa_dv_qp_attr_parse(struct efa_context *ctx,
 			 const struct ibv_qp_init_attr_ex *attr_ex,
@@ -425,6 +433,7 @@ int efa_dv_qp_attr_parse(struct efa_context *ctx,
 			 uint32_t inlen, struct efadv_qp_init_attr *out)
 {
 	struct efadv_qp_init_attr in = {};
+	uint16_t flags_ok = 0;
 
 	if (attr_ex->qp_type != IBV_QPT_DRIVER ||
 	    !vext_field_avail(struct efadv_qp_init_attr, driver_qp_type,
@@ -444,7 +453,11 @@ int efa_dv_qp_attr_parse(struct efa_context *ctx,
 			  "efa_attr has comp_mask, reserved or unknown fields set\n");
 		return EINVAL;
 	}
-	if (in.flags || in.sl ||
+	/* As upstream, with RDMA write; here also only with 128-byte WQEs. */
+	if ((ctx->device_caps & EFA_QUERY_DEVICE_CAPS_RDMA_WRITE) &&
+	    ctx->inline_buf_size_ex)
+		flags_ok |= EFADV_QP_FLAGS_INLINE_WRITE;
+	if ((in.flags & ~flags_ok) || in.sl ||
 	    (in.wr_flags & ~(uint64_t)EFADV_WR_EX_WITH_PROCESSING_HINTS)) {
 		verbs_err(&ctx->ibvctx,
 			  "unsupported flags 0x%x, sl %u or wr_flags 0x%llx\n",
@@ -485,7 +498,7 @@ struct ibv_qp *efadv_create_qp_ex(struct ibv_context *ibvctx,
 		return NULL;
 	}
 
-	return create_qp(ibvctx, attr_ex, in.driver_qp_type, in.wr_flags);
+	return create_qp(ibvctx, attr_ex, &in);
 }
 
 int efa_modify_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
@@ -519,6 +532,25 @@ int efa_query_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
 	return ibv_cmd_query_qp(ibvqp, attr, attr_mask, init_attr, &cmd,
 				sizeof(cmd));
 }
+
+#if EFA_IBVERBS_PABI >= 64
+/*
+ * What the device guarantees of the order a receive's data lands in, as
+ * capabilities (libibverbs turns them into the yes or no of callers that
+ * asked for none): 128-byte units where it polls data in them
+ * (DATA_POLLING_128), else nothing.  Before ABI 64 the answer was a yes
+ * or no, which libibverbs' default of 0 already gives.
+ */
+int efa_query_qp_data_in_order(struct ibv_qp *ibvqp, enum ibv_wr_opcode op,
+			       uint32_t flags)
+{
+	const struct efa_context *ctx = to_efa_context(ibvqp->context);
+
+	if (ctx->device_caps & EFA_QUERY_DEVICE_CAPS_DATA_POLLING_128)
+		return IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES;
+	return 0;
+}
+#endif
 
 /*
  * The rings as posted to: the SQ's slots in the LLQ and the RQ's receive
@@ -563,7 +595,7 @@ int efadv_query_qp_wqs(struct ibv_qp *ibvqp, struct efadv_wq_attr *sq_attr,
 	}
 
 	qp = to_efa_qp(ibvqp);
-	efa_wq_attr_fill(sq_attr, qp->sq.desc, EFA_IO_TX_WQE_SIZE, &qp->sq.wq,
+	efa_wq_attr_fill(sq_attr, qp->sq.desc, qp->sq.wqe_size, &qp->sq.wq,
 			 qp->sq.max_batch_wr, inlen);
 	/* Receive descriptors need no batching: the ring takes them all. */
 	efa_wq_attr_fill(rq_attr, (uint8_t *)qp->rq.buf, EFA_IO_RX_DESC_SIZE,

@@ -4,10 +4,13 @@
  *
  * Every WR is one 64-byte WQE: a meta descriptor (request id, operation,
  * phase, destination) and either up to two buffer descriptors, inline
- * payload, or an RDMA request (remote address and one local buffer).  The
- * LLQ the WQEs go to is write-combining device memory; the doorbell takes
- * the new producer counter every max_batch_wr WQEs and at the end, after
- * the write-combining buffers are flushed.
+ * payload, or an RDMA request (remote address and one local buffer).  A QP
+ * that asked for more inline data, or for inline RDMA write, has 128-byte
+ * WQEs, the same with room for 80 inline bytes after the meta descriptor
+ * or after an RDMA write's remote address.  The LLQ the WQEs go to is
+ * write-combining device memory; the doorbell takes the new producer
+ * counter every max_batch_wr WQEs and at the end, after the
+ * write-combining buffers are flushed.
  *
  * UD and SRD take sends only here (RDMA on SRD is for the ibv_wr_* API, as
  * upstream) and every WQE asks for a completion: EFA has no unsignaled
@@ -23,14 +26,19 @@
 #include "efa_dp.h"
 
 /*
- * ibv_post_send() writes a WQE straight into its LLQ slot as the eight
- * little-endian 64-bit words the device reads, so that nothing is staged
- * and copied.  Inline payload goes in as it comes, in pieces.
+ * ibv_post_send() writes a WQE straight into its LLQ slot as the eight (or
+ * sixteen) little-endian 64-bit words the device reads, so that nothing is
+ * staged and copied.  Inline payload goes in as it comes, in pieces.
  */
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "EFA descriptors are little-endian; this layout assumes a LE host"
 #endif
 #define EFA_WQE_OFF(f) offsetof(struct efa_io_tx_wqe, f)
+/* Where inline data starts: after the meta descriptor, or for an RDMA
+ * write (128-byte WQEs only) after the remote address.
+ */
+#define EFA_WQE_INLINE_OFF EFA_WQE_OFF(data.inline_data)
+#define EFA_WQE_INLINE_WRITE_OFF 48
 _Static_assert(EFA_WQE_OFF(meta.ctrl1) == 2 && EFA_WQE_OFF(meta.ctrl2) == 3 &&
 	       EFA_WQE_OFF(meta.dest_qp_num) == 4 &&
 	       EFA_WQE_OFF(meta.length) == 6 &&
@@ -41,7 +49,9 @@ _Static_assert(EFA_WQE_OFF(meta.ctrl1) == 2 && EFA_WQE_OFF(meta.ctrl2) == 3 &&
 	       EFA_WQE_OFF(data.sgl[1]) == 48 &&
 	       EFA_WQE_OFF(data.rdma_req.remote_mem.rkey) == 36 &&
 	       EFA_WQE_OFF(data.rdma_req.remote_mem.buf_addr_lo) == 40 &&
-	       EFA_WQE_OFF(data.rdma_req.local_mem[0]) == 48,
+	       EFA_WQE_OFF(data.rdma_req.local_mem[0]) == 48 &&
+	       offsetof(struct efa_io_tx_wqe_128,
+			data.rdma_req.inline_data) == EFA_WQE_INLINE_WRITE_OFF,
 	       "WQE word layout");
 
 /* ctrl1 of the opcodes RC takes; efa_send_opcode_ok() checks first. */
@@ -81,30 +91,82 @@ static inline uint64_t efa_tx_buf_word(const struct ibv_sge *sge)
 }
 
 /*
- * The data half of an RDMA WQE: the remote buffer, as long as the one local
- * buffer (or empty).  No inline data: the request fills the WQE.
+ * The second half of a 128-byte WQE holds nothing but inline data: zeroes
+ * where the WQE has none, as the device reads the whole slot.
  */
-static inline int efa_tx_rdma_fill(const struct efa_sq *sq,
-				   const struct ibv_send_wr *wr, uint8_t *w)
+static inline void efa_tx_tail_clear(const struct efa_sq *sq, uint8_t *w)
+{
+	if (sq->wqe_size != EFA_IO_TX_WQE_128_SIZE)
+		return;
+	for (uint32_t off = EFA_IO_TX_WQE_SIZE; off < EFA_IO_TX_WQE_128_SIZE;
+	     off += sizeof(uint64_t))
+		efa_put64(w + off, 0);
+}
+
+/*
+ * The WR's buffers copied into the WQE from byte off on, the rest of the
+ * slot zeroed; *len is their total.  EINVAL, and nothing written, when
+ * they hold more than the QP's max_inline_data.
+ */
+static int efa_tx_inline_fill(const struct efa_sq *sq,
+			      const struct ibv_send_wr *wr, uint8_t *w,
+			      uint32_t off, uint32_t *len)
 {
 	const struct ibv_sge *sge = wr->sg_list;
-	bool one = wr->num_sge == 1;
+	uint32_t total = 0;
 
-	if ((wr->send_flags & IBV_SEND_INLINE) ||
-	    (unsigned int)wr->num_sge > sq->max_rdma_sge)
-		return EINVAL;
-	efa_put64(w + 32, (one ? sge->length : 0) | (uint64_t)wr->wr.rdma.rkey
-							    << 32);
-	efa_put64(w + 40, wr->wr.rdma.remote_addr);
-	efa_put64(w + 48, one ? efa_tx_buf_word(sge) : 0);
-	efa_put64(w + 56, one ? sge->addr : 0);
+	for (int i = 0; i < wr->num_sge; i++) {
+		if (sge[i].length > sq->max_inline_data - total)
+			return EINVAL;
+		total += sge[i].length;
+	}
+	memset(w + off, 0, sq->wqe_size - off);
+	for (int i = 0; i < wr->num_sge; i++) {
+		memcpy(w + off, (void *)(uintptr_t)sge[i].addr, sge[i].length);
+		off += sge[i].length;
+	}
+	*len = total;
 	return 0;
 }
 
 /*
- * Builds the WQE for a WR into wqe, all 64 bytes of it, or nothing when the
- * WR does not fit: everything but the validity of opcode and flags, which
- * the caller checked.
+ * The data half of an RDMA WQE: the remote buffer, as long as the one local
+ * buffer (or empty), or for an inline write (a QP with sq->inline_write)
+ * as long as the data after it.  *len is meta.length: buffers, or inline
+ * bytes.
+ */
+static int efa_tx_rdma_fill(const struct efa_sq *sq,
+			    const struct ibv_send_wr *wr, uint8_t *w,
+			    bool inline_data, uint32_t *len)
+{
+	const struct ibv_sge *sge = wr->sg_list;
+	bool one = wr->num_sge == 1;
+	uint64_t rkey = (uint64_t)wr->wr.rdma.rkey << 32;
+
+	if (inline_data) {
+		if (!sq->inline_write || wr->opcode == IBV_WR_RDMA_READ ||
+		    efa_tx_inline_fill(sq, wr, w, EFA_WQE_INLINE_WRITE_OFF,
+				       len))
+			return EINVAL;
+		efa_put64(w + 32, *len | rkey);
+		efa_put64(w + 40, wr->wr.rdma.remote_addr);
+		return 0;
+	}
+	if ((unsigned int)wr->num_sge > sq->max_rdma_sge)
+		return EINVAL;
+	efa_put64(w + 32, (one ? sge->length : 0) | rkey);
+	efa_put64(w + 40, wr->wr.rdma.remote_addr);
+	efa_put64(w + 48, one ? efa_tx_buf_word(sge) : 0);
+	efa_put64(w + 56, one ? sge->addr : 0);
+	efa_tx_tail_clear(sq, w);
+	*len = wr->num_sge;
+	return 0;
+}
+
+/*
+ * Builds the WQE for a WR into wqe, all sq->wqe_size bytes of it, or
+ * nothing when the WR does not fit: everything but the validity of opcode
+ * and flags, which the caller checked.
  */
 static __attribute__((always_inline)) inline int
 efa_tx_wqe_build(const struct efa_sq *sq, const struct ibv_send_wr *wr,
@@ -119,21 +181,15 @@ efa_tx_wqe_build(const struct efa_sq *sq, const struct ibv_send_wr *wr,
 
 	if (rc && efa_unlikely((ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK) !=
 			       EFA_IO_SEND)) {
-		if (efa_tx_rdma_fill(sq, wr, w))
+		bool inl = wr->send_flags & IBV_SEND_INLINE;
+
+		if (efa_tx_rdma_fill(sq, wr, w, inl, &length))
 			return EINVAL;
-		length = wr->num_sge;
+		if (inl)
+			ctrl1 |= EFA_IO_TX_META_DESC_INLINE_MSG;
 	} else if (efa_unlikely(wr->send_flags & IBV_SEND_INLINE)) {
-		for (int i = 0; i < wr->num_sge; i++) {
-			if (sge[i].length > sq->max_inline_data - length)
-				return EINVAL;
-			length += sge[i].length;
-		}
-		memset(wqe->data.inline_data, 0, sizeof(wqe->data.inline_data));
-		for (int i = 0, off = 0; i < wr->num_sge; i++) {
-			memcpy(wqe->data.inline_data + off,
-			       (void *)(uintptr_t)sge[i].addr, sge[i].length);
-			off += sge[i].length;
-		}
+		if (efa_tx_inline_fill(sq, wr, w, EFA_WQE_INLINE_OFF, &length))
+			return EINVAL;
 		ctrl1 |= EFA_IO_TX_META_DESC_INLINE_MSG;
 	} else {
 		/* max_sge is at most EFA_IO_TX_DESC_NUM_BUFS, i.e. 2. */
@@ -144,6 +200,7 @@ efa_tx_wqe_build(const struct efa_sq *sq, const struct ibv_send_wr *wr,
 		efa_put64(w + 40, length > 0 ? sge[0].addr : 0);
 		efa_put64(w + 48, length > 1 ? efa_tx_buf_word(&sge[1]) : 0);
 		efa_put64(w + 56, length > 1 ? sge[1].addr : 0);
+		efa_tx_tail_clear(sq, w);
 	}
 
 	/* wr.ud shares its storage with wr.rdma: read it for datagrams only. */
@@ -215,7 +272,8 @@ efa_post_send_refuse(struct efa_qp *qp, struct ibv_send_wr *wr,
 		     struct ibv_send_wr **bad_wr, uint32_t batch, bool busy)
 {
 	struct ibv_qp *ibvqp = &qp->verbs_qp.qp;
-	const char *why = "too many SGEs, too much inline data, or inline RDMA";
+	const char *why = "too many SGEs, too much inline data, or inline "
+			  "RDMA other than a write on a QP made for it";
 	int err = EINVAL;
 
 	bool rc = qp->sq.connected;

@@ -28,10 +28,12 @@ static inline void efa_tx_buf_set(struct efa_io_tx_buf_desc *buf,
 /* Copies a staged WQE to its LLQ slot in one go, so that the
  * write-combining buffer sends it whole.
  */
-static inline void efa_sq_write(struct efa_sq *sq,
-				const struct efa_io_tx_wqe *wqe)
+static inline void efa_sq_write(struct efa_sq *sq, const uint8_t *wqe)
 {
-	__builtin_memcpy(efa_sq_slot(sq), wqe, EFA_IO_TX_WQE_SIZE);
+	if (sq->wqe_size == EFA_IO_TX_WQE_128_SIZE)
+		__builtin_memcpy(efa_sq_slot(sq), wqe, EFA_IO_TX_WQE_128_SIZE);
+	else
+		__builtin_memcpy(efa_sq_slot(sq), wqe, EFA_IO_TX_WQE_SIZE);
 }
 
 static inline void efa_wr_fail(struct efa_qp *qp, int err, const char *what)
@@ -76,8 +78,10 @@ static struct efa_io_tx_wqe *efa_wr_new(struct ibv_qp_ex *ibvqpx,
 		return NULL;
 	}
 
-	wqe = &sq->local_queue[sq->num_wqe_pending++];
-	memset(wqe, 0, sizeof(*wqe));
+	wqe = (struct efa_io_tx_wqe *)(sq->local_queue +
+				       (size_t)sq->num_wqe_pending++ *
+					       sq->wqe_size);
+	memset(wqe, 0, sq->wqe_size);
 	wqe->meta.ctrl1 = EFA_IO_TX_META_DESC_META_DESC | ctrl1;
 	wqe->meta.ctrl2 = efa_tx_ctrl2(sq, ibvqpx->wr_flags, sq->connected);
 	wqe->meta.req_id = efa_wq_get_idx(&sq->wq, ibvqpx->wr_id);
@@ -188,18 +192,46 @@ static void efa_wr_set_sge(struct ibv_qp_ex *ibvqpx, uint32_t lkey,
 	efa_wr_set_sge_list(ibvqpx, 1, &sge);
 }
 
+/*
+ * Where the inline data of the WQE being built goes: after the meta
+ * descriptor of a SEND, or after the remote address of an RDMA write on a
+ * QP made for inline writes (128-byte WQEs); NULL for any other RDMA, as
+ * upstream refuses it.
+ */
+static uint8_t *efa_wr_inline_dst(const struct efa_sq *sq,
+				  struct efa_io_tx_wqe *wqe)
+{
+	struct efa_io_tx_wqe_128 *wqe_128 = (struct efa_io_tx_wqe_128 *)wqe;
+
+	if (!efa_wqe_is_rdma(wqe))
+		return sq->wqe_size == EFA_IO_TX_WQE_128_SIZE ?
+			       wqe_128->data.inline_data :
+			       wqe->data.inline_data;
+	if (sq->inline_write && (wqe->meta.ctrl1 &
+				 EFA_IO_TX_META_DESC_OP_TYPE_MASK) ==
+					EFA_IO_RDMA_WRITE)
+		return wqe_128->data.rdma_req.inline_data;
+	return NULL;
+}
+
 static void efa_wr_set_inline_data_list(struct ibv_qp_ex *ibvqpx,
 					size_t num_buf,
 					const struct ibv_data_buf *buf_list)
 {
 	struct efa_qp *qp = to_efa_qp_ex(ibvqpx);
 	struct efa_io_tx_wqe *wqe = qp->sq.curr_tx_wqe;
+	uint8_t *dst;
 	size_t total = 0;
 
 	if (efa_unlikely(qp->sq.session_err))
 		return;
-	if (efa_unlikely(efa_wqe_is_rdma(wqe))) {
-		efa_wr_fail(qp, EINVAL, "RDMA with inline data");
+	dst = efa_wr_inline_dst(&qp->sq, wqe);
+	if (efa_unlikely(!dst)) {
+		efa_wr_fail(qp, EINVAL,
+			    qp->sq.inline_write ?
+				    "RDMA read with inline data" :
+				    "RDMA with inline data, on a QP without "
+				    "EFADV_QP_FLAGS_INLINE_WRITE");
 		return;
 	}
 
@@ -210,11 +242,14 @@ static void efa_wr_set_inline_data_list(struct ibv_qp_ex *ibvqpx,
 			efa_wr_fail(qp, EINVAL, "inline data too long");
 			return;
 		}
-		memcpy(wqe->data.inline_data + total, buf_list[i].addr, len);
+		memcpy(dst + total, buf_list[i].addr, len);
 		total += len;
 	}
 	wqe->meta.ctrl1 |= EFA_IO_TX_META_DESC_INLINE_MSG;
 	wqe->meta.length = total;
+	/* An inline write moves what the WQE carries. */
+	if (efa_wqe_is_rdma(wqe))
+		wqe->data.rdma_req.remote_mem.length = total;
 }
 
 static void efa_wr_set_inline_data(struct ibv_qp_ex *ibvqpx, void *addr,
@@ -281,7 +316,7 @@ static int efa_wr_complete(struct ibv_qp_ex *ibvqpx)
 	wq->pc -= sq->num_wqe_pending;
 	busy = wq->wrid_idx_pool_next > sq->num_wqe_pending;
 	for (uint32_t i = 0; i < sq->num_wqe_pending; i++) {
-		efa_sq_write(sq, &sq->local_queue[i]);
+		efa_sq_write(sq, sq->local_queue + (size_t)i * sq->wqe_size);
 		wq->pc++;
 		if (++batch == sq->max_batch_wr) {
 			efa_sq_ring(sq, wq->pc, busy);

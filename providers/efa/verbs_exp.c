@@ -456,6 +456,7 @@ static int efa_post_umr(struct efa_qp *qp, const struct ibv_exp_send_wr *wr)
 {
 	struct efa_wq *wq = &qp->sq.wq;
 	struct efa_io_tx_wqe wqe;
+	uint8_t *slot;
 	uint16_t req_id;
 	bool busy;
 	int err = 0;
@@ -486,7 +487,10 @@ static int efa_post_umr(struct efa_qp *qp, const struct ibv_exp_send_wr *wr)
 	busy = wq->wrid_idx_pool_next;
 	req_id = efa_wq_peek_idx(wq, true);
 	efa_umr_wqe_build(qp, wr, req_id, &wqe);
-	memcpy(efa_sq_slot(&qp->sq), &wqe, sizeof(wqe));
+	slot = (uint8_t *)efa_sq_slot(&qp->sq);
+	memcpy(slot, &wqe, sizeof(wqe));
+	/* A 128-byte slot's second half: nothing of a UMR. */
+	memset(slot + sizeof(wqe), 0, qp->sq.wqe_size - sizeof(wqe));
 	efa_wq_commit_idx(wq, req_id, wr->wr_id);
 	efa_sq_advance(&qp->sq);
 	efa_sq_ring(&qp->sq, wq->pc, busy);

@@ -21,29 +21,61 @@
 
 #define EFA_QPS(s) (1U << IBV_QPS_##s)
 
+/*
+ * The bytes of a send WQE, as the device and upstream size them: 128 where
+ * the inline data asked for outgrows a 64-byte WQE or RDMA write is to
+ * take inline data.  The caller checked that the device has them.
+ */
+static uint32_t efa_sq_wqe_size(uint32_t max_inline_data, bool inline_write)
+{
+	if (max_inline_data > EFA_IO_TX_DESC_INLINE_MAX_SIZE || inline_write)
+		return EFA_IO_TX_WQE_128_SIZE;
+	return EFA_IO_TX_WQE_SIZE;
+}
+
+/*
+ * Whether RDMA write may carry inline data: in a 128-byte WQE, on a device
+ * that writes, when efadv_create_qp_ex() asked for it (dv_flags), or on RC,
+ * whose max_inline_data covers writes as on InfiniBand.
+ */
+static bool efa_qp_inline_write(const struct efa_context *ctx,
+				enum ibv_qp_type type, uint16_t dv_flags,
+				uint32_t wqe_size)
+{
+	return wqe_size == EFA_IO_TX_WQE_128_SIZE &&
+	       (ctx->device_caps & EFA_QUERY_DEVICE_CAPS_RDMA_WRITE) &&
+	       ((dv_flags & EFADV_QP_FLAGS_INLINE_WRITE) || type == IBV_QPT_RC);
+}
+
+/*
+ * dv_flags: the EFADV_QP_FLAGS_* efa_dv_qp_attr_parse() let through, 0 for
+ * the generic verbs.
+ */
 int efa_qp_geometry(const struct efa_context *ctx,
 		    const struct ibv_qp_cap *cap, enum ibv_qp_type type,
-		    struct efa_qp_geom *geom)
+		    uint16_t dv_flags, struct efa_qp_geom *geom)
 {
 	struct verbs_context *vctx = (struct verbs_context *)&ctx->ibvctx;
 	uint32_t wr_descs = cap->max_recv_sge;
 	uint32_t sq_wrs = cap->max_send_wr > ctx->min_sq_wr ?
 				  cap->max_send_wr : ctx->min_sq_wr;
-	uint64_t rq_descs;
+	uint32_t max_inline = efa_ctx_max_inline(ctx);
+	uint64_t rq_descs, sq_bytes;
+	bool inline_write;
 
 	if (cap->max_send_sge > ctx->max_sq_sge ||
 	    cap->max_send_sge > EFA_IO_TX_DESC_NUM_BUFS ||
 	    cap->max_recv_sge > ctx->max_rq_sge ||
 	    cap->max_send_wr > ctx->max_sq_wr ||
 	    cap->max_recv_wr > ctx->max_rq_wr ||
-	    cap->max_inline_data > ctx->inline_buf_size) {
+	    cap->max_inline_data > max_inline) {
 		verbs_err(vctx,
 			  "caps sq %u/%u rq %u/%u inline %u exceed sq %u/%u rq %u/%u inline %u\n",
 			  cap->max_send_wr, cap->max_send_sge,
 			  cap->max_recv_wr, cap->max_recv_sge,
 			  cap->max_inline_data, ctx->max_sq_wr,
 			  ctx->max_sq_sge, ctx->max_rq_wr, ctx->max_rq_sge,
-			  ctx->inline_buf_size);
+			  max_inline);
 		return EINVAL;
 	}
 
@@ -70,6 +102,19 @@ int efa_qp_geometry(const struct efa_context *ctx,
 	 * fit when each uses all the descriptors it may.
 	 */
 	geom->sq_wqe_cnt = efa_roundup_pow2(sq_wrs);
+	inline_write = dv_flags & EFADV_QP_FLAGS_INLINE_WRITE;
+	geom->sq_wqe_size = efa_sq_wqe_size(cap->max_inline_data, inline_write);
+	geom->inline_write = efa_qp_inline_write(ctx, type, dv_flags,
+						 geom->sq_wqe_size);
+	/* The LLQ holds half as many 128-byte WQEs. */
+	sq_bytes = (uint64_t)geom->sq_wqe_cnt * geom->sq_wqe_size;
+	if (sq_bytes > ctx->max_llq_size) {
+		verbs_err(vctx,
+			  "SQ of %u %u-byte WQEs exceeds the LLQ's %u bytes\n",
+			  geom->sq_wqe_cnt, geom->sq_wqe_size,
+			  ctx->max_llq_size);
+		return EINVAL;
+	}
 	geom->rq_desc_cnt = efa_roundup_pow2(rq_descs);
 	geom->rq_wqe_cnt = rq_descs ? geom->rq_desc_cnt / wr_descs : 0;
 	geom->rq_wr_descs = wr_descs;
@@ -124,13 +169,18 @@ static uint32_t efa_wr_opcodes(const struct efa_context *ctx,
 }
 
 static void efa_sq_setup(const struct efa_context *ctx, struct efa_sq *sq,
-			 enum ibv_qp_type type, uint8_t *desc, int sq_sig_all)
+			 enum ibv_qp_type type, const struct efa_qp_geom *geom,
+			 uint8_t *desc, int sq_sig_all)
 {
 	bool rc = type == IBV_QPT_RC;
 	uint32_t batch = UINT16_MAX;
 
 	sq->desc = desc;
-	sq->max_inline_data = ctx->inline_buf_size;
+	sq->wqe_size = geom->sq_wqe_size;
+	sq->inline_write = geom->inline_write;
+	sq->max_inline_data = sq->wqe_size == EFA_IO_TX_WQE_128_SIZE ?
+				      ctx->inline_buf_size_ex :
+				      ctx->inline_buf_size;
 	sq->max_rdma_sge = ctx->max_sge_rd < EFA_IO_TX_DESC_NUM_RDMA_BUFS ?
 				   ctx->max_sge_rd :
 				   EFA_IO_TX_DESC_NUM_RDMA_BUFS;
@@ -152,7 +202,7 @@ static void efa_sq_setup(const struct efa_context *ctx, struct efa_sq *sq,
 
 	/* max_tx_batch counts 64-byte units the device takes per doorbell. */
 	if (ctx->max_tx_batch)
-		batch = ctx->max_tx_batch * 64 / EFA_IO_TX_WQE_SIZE;
+		batch = ctx->max_tx_batch * 64 / sq->wqe_size;
 	/* A device with a minimum SQ size cannot take a doorbell for the
 	 * whole ring at once.
 	 */
@@ -167,7 +217,7 @@ void efa_qp_setup(const struct efa_context *ctx, struct efa_qp *qp,
 {
 	bool rc = type == IBV_QPT_RC;
 
-	efa_sq_setup(ctx, &qp->sq, type, desc, sq_sig_all);
+	efa_sq_setup(ctx, &qp->sq, type, geom, desc, sq_sig_all);
 
 	/* EFA refuses receives in ERR; InfiniBand flushes them. */
 	qp->rq.ok_states = ~(EFA_QPS(RESET) | (rc ? 0 : EFA_QPS(ERR)));
@@ -224,15 +274,17 @@ static bool efa_depth_attr_ok(const void *attr, uint32_t inlen, size_t need,
 
 /*
  * The deepest SQ efa_qp_geometry() and the device take: a power of two of
- * 64-byte WQEs in the LLQ, no more than the device's max_sq_wr nor the
- * 16-bit producer counter.  This provider writes no 128-byte WQEs, so it
- * has no inline RDMA write to size for.
+ * WQEs in the LLQ, no more than the device's max_sq_wr nor the 16-bit
+ * producer counter.  The WQEs are 128 bytes for inline data beyond 32
+ * bytes or inline RDMA write (efa_sq_wqe_size()), on a device that has
+ * them; inline RDMA write on another is EOPNOTSUPP.
  */
 int efadv_get_max_sq_depth(struct ibv_context *ibvctx,
 			   struct efadv_sq_depth_attr *attr, uint32_t inlen)
 {
 	struct efa_context *ctx;
-	uint32_t depth;
+	uint32_t depth, wqe_size;
+	bool inline_write;
 
 	if (!efa_is_dev(ibvctx->device))
 		return -EOPNOTSUPP;
@@ -252,22 +304,26 @@ int efadv_get_max_sq_depth(struct ibv_context *ibvctx,
 	    attr->max_send_sge > EFA_IO_TX_DESC_NUM_BUFS ||
 	    attr->max_rdma_sge > ctx->max_sge_rd ||
 	    attr->max_rdma_sge > EFA_IO_TX_DESC_NUM_RDMA_BUFS ||
-	    attr->max_inline_data > ctx->inline_buf_size) {
+	    attr->max_inline_data > efa_ctx_max_inline(ctx)) {
 		verbs_err(&ctx->ibvctx,
 			  "SGEs %u, RDMA SGEs %u, inline %u exceed the device's\n",
 			  attr->max_send_sge, attr->max_rdma_sge,
 			  attr->max_inline_data);
 		return -EINVAL;
 	}
-	if (attr->flags & EFADV_SQ_DEPTH_ATTR_INLINE_WRITE) {
+	inline_write = attr->flags & EFADV_SQ_DEPTH_ATTR_INLINE_WRITE;
+	wqe_size = efa_sq_wqe_size(attr->max_inline_data, inline_write);
+	if (inline_write &&
+	    !efa_qp_inline_write(ctx, IBV_QPT_DRIVER,
+				 EFADV_QP_FLAGS_INLINE_WRITE, wqe_size)) {
 		verbs_err(&ctx->ibvctx, "no inline RDMA write\n");
 		return -EOPNOTSUPP;
 	}
 
 	depth = ctx->max_sq_wr < EFA_MAX_RING_ENTRIES ? ctx->max_sq_wr :
 							EFA_MAX_RING_ENTRIES;
-	if (ctx->max_llq_size && depth > ctx->max_llq_size / EFA_IO_TX_WQE_SIZE)
-		depth = ctx->max_llq_size / EFA_IO_TX_WQE_SIZE;
+	if (depth > ctx->max_llq_size / wqe_size)
+		depth = ctx->max_llq_size / wqe_size;
 	return (int)efa_rounddown_pow2(depth);
 }
 

@@ -181,7 +181,8 @@ void efa_fake_qp_init(struct efa_fixture *fx, struct efa_fake_qp *fq,
 	struct efa_qp *qp;
 
 	memset(fq, 0, sizeof(*fq));
-	ck_assert_int_eq(efa_qp_geometry(ctx, cap, type, &fq->geom), 0);
+	ck_assert_int_eq(efa_qp_geometry(ctx, cap, type, fx->qp_dv_flags,
+					 &fq->geom), 0);
 
 	qp = calloc(1, sizeof(*qp));
 	ck_assert_ptr_nonnull(qp);
@@ -192,7 +193,7 @@ void efa_fake_qp_init(struct efa_fixture *fx, struct efa_fake_qp *fq,
 				     fq->geom.rq_desc_cnt, cap->max_recv_sge,
 				     &fq->rq_db), 0);
 
-	fq->llq = calloc(fq->geom.sq_wqe_cnt, sizeof(*fq->llq));
+	fq->llq = calloc(fq->geom.sq_wqe_cnt, fq->geom.sq_wqe_size);
 	fq->rq_ring = calloc(fq->geom.rq_desc_cnt, sizeof(*fq->rq_ring));
 	ck_assert_ptr_nonnull(fq->llq);
 	ck_assert_ptr_nonnull(fq->rq_ring);
@@ -208,7 +209,7 @@ void efa_fake_qp_init(struct efa_fixture *fx, struct efa_fake_qp *fq,
 	ibvqp->recv_cq = &fc->cq->verbs_cq.cq;
 	if (send_ops_flags) {
 		qp->sq.local_queue = calloc(fq->geom.sq_wqe_cnt,
-					    sizeof(*qp->sq.local_queue));
+					    fq->geom.sq_wqe_size);
 		ck_assert_ptr_nonnull(qp->sq.local_queue);
 		efa_qp_fill_wr_pfns(qp, send_ops_flags, 0);
 		qp->verbs_qp.comp_mask |= VERBS_QP_EX;

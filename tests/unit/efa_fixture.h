@@ -13,6 +13,8 @@
 struct efa_fixture {
 	struct verbs_device vdev;
 	struct efa_context *ctx;
+	/* EFADV_QP_FLAGS_* efa_fake_qp_init() creates its QPs with */
+	uint16_t qp_dv_flags;
 };
 
 /* The driver of a device that is no EFA, whose contexts are refused. */
@@ -68,6 +70,7 @@ void efa_fake_cq_push(struct efa_fake_cq *fc, struct efa_io_rx_cdesc_ex cqe);
  */
 struct efa_fake_qp {
 	struct efa_qp *qp;
+	/* geom.sq_wqe_size bytes a WQE: index it so on 128-byte QPs */
 	struct efa_io_tx_wqe *llq;
 	struct efa_io_rx_desc *rq_ring;
 	struct efa_qp_geom geom;

@@ -400,9 +400,19 @@ START_TEST(test_create_qp_ex_attr)
 	ck_assert_int_eq(qp_parse(&attr, 15, &type), 0);
 	buf.qp.reserved = 0;
 
-	/* upstream's flags and sl: not offered */
-	buf.qp.flags = 2;	/* upstream's EFADV_QP_FLAGS_INLINE_WRITE */
+	/* inline RDMA write with 128-byte WQEs only; unsolicited write
+	 * receive and sl: not offered
+	 */
+	buf.qp.flags = EFADV_QP_FLAGS_INLINE_WRITE;
 	ck_assert_int_eq(qp_parse(&attr, 16, &type), EOPNOTSUPP);
+	fx.ctx->inline_buf_size_ex = 80;
+	ck_assert_int_eq(qp_parse(&attr, 16, &type), 0);
+	fx.ctx->device_caps &= ~EFA_QUERY_DEVICE_CAPS_RDMA_WRITE;
+	ck_assert_int_eq(qp_parse(&attr, 16, &type), EOPNOTSUPP);
+	fx.ctx->device_caps |= EFA_QUERY_DEVICE_CAPS_RDMA_WRITE;
+	buf.qp.flags = EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV;
+	ck_assert_int_eq(qp_parse(&attr, 16, &type), EOPNOTSUPP);
+	fx.ctx->inline_buf_size_ex = 0;
 	buf.qp.flags = 0;
 	buf.qp.sl = 1;
 	ck_assert_int_eq(qp_parse(&attr, 16, &type), EOPNOTSUPP);
@@ -518,7 +528,7 @@ START_TEST(test_geometry)
 	struct efa_qp_geom g;
 
 	/* SQ: a power of two, at least the device's minimum */
-	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_UD, &g), 0);
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_UD, 0, &g), 0);
 	ck_assert_uint_eq(g.sq_wqe_cnt, 128);
 	/* RQ: descriptors for every SGE of every WR, rounded up */
 	ck_assert_uint_eq(g.rq_desc_cnt, 512);
@@ -527,42 +537,96 @@ START_TEST(test_geometry)
 	cap.max_send_wr = 1;
 	cap.max_recv_sge = 1;
 	cap.max_recv_wr = 4096;
-	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_UD, &g), 0);
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_UD, 0, &g), 0);
 	ck_assert_uint_eq(g.sq_wqe_cnt, 32);
 	ck_assert_uint_eq(g.rq_desc_cnt, 4096);
 	ck_assert_uint_eq(g.rq_wqe_cnt, 4096);
 
 	/* no receive queue at all */
 	cap.max_recv_wr = 0;
-	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_UD, &g), 0);
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_UD, 0, &g), 0);
 	ck_assert_uint_eq(g.rq_desc_cnt, 0);
 	ck_assert_uint_eq(g.rq_wqe_cnt, 0);
 
 	cap.max_send_wr = 4097;
-	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_UD, &g), EINVAL);
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_UD, 0, &g), EINVAL);
 	cap.max_send_wr = 1;
 	cap.max_recv_wr = 32769;
-	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_UD, &g), EINVAL);
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_UD, 0, &g), EINVAL);
 	/* more descriptors than 16-bit counters can track */
 	cap.max_recv_wr = 32768;
 	cap.max_recv_sge = 3;
-	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_UD, &g), EINVAL);
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_UD, 0, &g), EINVAL);
 
 	/* RC: room for the device's 3 descriptors in every WR ... */
 	cap.max_recv_wr = 100;
 	cap.max_recv_sge = 1;
-	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_RC, &g), 0);
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_RC, 0, &g), 0);
 	ck_assert_uint_eq(g.rq_wr_descs, 3);
 	ck_assert_uint_eq(g.rq_desc_cnt, 512);
 	ck_assert_uint_eq(g.rq_wqe_cnt, 170);
 	/* ... or as many as the ring takes, at least the WR's SGEs */
 	cap.max_recv_wr = 30000;
-	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_RC, &g), 0);
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_RC, 0, &g), 0);
 	ck_assert_uint_eq(g.rq_wr_descs, 2);
 	ck_assert_uint_eq(g.rq_desc_cnt, 65536);
 	ck_assert_uint_eq(g.rq_wqe_cnt, 32768);
 	cap.max_recv_sge = 3;
-	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_RC, &g), EINVAL);
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_RC, 0, &g), EINVAL);
+}
+END_TEST
+
+/*
+ * 128-byte WQEs on a device with inline_buf_size_ex: for inline data
+ * beyond 32 bytes or inline RDMA write, half as many in the LLQ; RDMA
+ * write takes inline data when asked, or on RC.
+ */
+START_TEST(test_geometry_wqe_128)
+{
+	struct ibv_qp_cap cap = { .max_send_wr = 100, .max_send_sge = 1,
+				  .max_inline_data = 33 };
+	struct efa_qp_geom g;
+
+	/* without inline_buf_size_ex: the old limit */
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_UD, 0, &g),
+			 EINVAL);
+	cap.max_inline_data = 32;
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_DRIVER, 0, &g),
+			 0);
+	ck_assert_uint_eq(g.sq_wqe_size, 64);
+	ck_assert(!g.inline_write);
+
+	fx.ctx->inline_buf_size_ex = 80;
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_DRIVER, 0, &g),
+			 0);
+	ck_assert_uint_eq(g.sq_wqe_size, 64);
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_DRIVER,
+					 EFADV_QP_FLAGS_INLINE_WRITE, &g), 0);
+	ck_assert_uint_eq(g.sq_wqe_size, 128);
+	ck_assert(g.inline_write);
+	cap.max_inline_data = 80;
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_DRIVER, 0, &g),
+			 0);
+	ck_assert_uint_eq(g.sq_wqe_size, 128);
+	ck_assert(!g.inline_write);
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_RC, 0, &g), 0);
+	ck_assert(g.inline_write);
+	cap.max_inline_data = 81;
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_DRIVER, 0, &g),
+			 EINVAL);
+
+	/* 4096 64-byte WQEs fill the LLQ: 2048 of 128 bytes */
+	cap.max_inline_data = 64;
+	cap.max_send_wr = 2048;
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_DRIVER, 0, &g),
+			 0);
+	cap.max_send_wr = 2049;
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_DRIVER, 0, &g),
+			 EINVAL);
+	cap.max_inline_data = 0;
+	ck_assert_int_eq(efa_qp_geometry(fx.ctx, &cap, IBV_QPT_DRIVER, 0, &g),
+			 0);
+	fx.ctx->inline_buf_size_ex = 0;
 }
 END_TEST
 
@@ -695,6 +759,7 @@ static Suite *efadv_suite(void)
 	tcase_add_test(tc, test_create_qp_ex_attr);
 	tcase_add_test(tc, test_create_qp_refused);
 	tcase_add_test(tc, test_geometry);
+	tcase_add_test(tc, test_geometry_wqe_128);
 	tcase_add_test(tc, test_create_rc);
 	tcase_add_test(tc, test_create_ah_needs_grh);
 	tcase_add_test(tc, test_cq_from_ibv_cq_ex);

@@ -25,7 +25,8 @@ _Static_assert(offsetof(struct efadv_device_attr, max_sq_sge) == 16, "max_sq_sge
 _Static_assert(offsetof(struct efadv_device_attr, max_rq_sge) == 18, "max_rq_sge");
 _Static_assert(offsetof(struct efadv_device_attr, inline_buf_size) == 20,
 	       "inline_buf_size");
-_Static_assert(offsetof(struct efadv_device_attr, reserved) == 22, "reserved");
+_Static_assert(offsetof(struct efadv_device_attr, inline_buf_size_ex) == 22,
+	       "inline_buf_size_ex");
 _Static_assert(offsetof(struct efadv_device_attr, device_caps) == 24,
 	       "device_caps");
 _Static_assert(offsetof(struct efadv_device_attr, max_rdma_size) == 28,
@@ -65,8 +66,7 @@ static void assert_base_fields(void)
 	ck_assert_uint_eq(buf.attr.max_sq_sge, 2);
 	ck_assert_uint_eq(buf.attr.max_rq_sge, 3);
 	ck_assert_uint_eq(buf.attr.inline_buf_size, 32);
-	ck_assert_uint_eq(buf.attr.reserved[0], 0);
-	ck_assert_uint_eq(buf.attr.reserved[1], 0);
+	ck_assert_uint_eq(buf.attr.inline_buf_size_ex, 32);
 }
 
 START_TEST(test_too_short)

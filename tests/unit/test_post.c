@@ -256,17 +256,23 @@ START_TEST(test_send_chain_batches_inline)
 }
 END_TEST
 
-/* The doorbell batch is the device's max_tx_batch (in 64-byte units),
- * and below the ring size when the device imposes a minimum SQ size.
+/* The doorbell batch is the device's max_tx_batch (in 64-byte units, so
+ * half as many 128-byte WQEs), and below the ring size when the device
+ * imposes a minimum SQ size.
  */
 START_TEST(test_batch_size)
 {
 	struct efa_context *ctx = fx.ctx;
 	struct efa_qp qp = { .sq.wq.wqe_cnt = 32 };
-	struct efa_qp_geom geom = {};
+	struct efa_qp_geom geom = { .sq_wqe_size = EFA_IO_TX_WQE_128_SIZE };
 
 	ctx->max_tx_batch = 16;
 	ctx->min_sq_wr = 32;
+	efa_qp_setup(ctx, &qp, IBV_QPT_UD, &geom, NULL, 0);
+	ck_assert_uint_eq(qp.sq.max_batch_wr, 8);
+	ck_assert_uint_eq(qp.sq.wqe_size, 128);
+
+	geom.sq_wqe_size = EFA_IO_TX_WQE_SIZE;
 	efa_qp_setup(ctx, &qp, IBV_QPT_UD, &geom, NULL, 0);
 	ck_assert_uint_eq(qp.sq.max_batch_wr, 16);
 
