@@ -330,10 +330,11 @@ struct efadv_cq *efadv_cq_from_ibv_cq_ex(struct ibv_cq_ex *ibvcqx)
 
 /*
  * The ring the device writes completions to, and its doorbell (NULL: the
- * device has none).  A device that splits a CQ into sub-CQs puts a QP's
- * queues in different rings, which no one ring describes: EOPNOTSUPP, so
- * a caller keeps to the provider's polling.  inlen must reach num_entries;
- * doorbell is written when it reaches that too.
+ * device has none).  A device that splits a CQ into sub-CQs (part 0xefa0)
+ * gets its first ring, as upstream answers: a caller that polls it alone
+ * misses what the device writes to the others, which is why libfabric asks
+ * only devices of one ring.  inlen must reach num_entries; doorbell is
+ * written when it reaches that too.
  */
 int efadv_query_cq(struct ibv_cq *ibvcq, struct efadv_cq_attr *attr,
 		   uint32_t inlen)
@@ -352,13 +353,6 @@ int efadv_query_cq(struct ibv_cq *ibvcq, struct efadv_cq_attr *attr,
 	}
 
 	cq = to_efa_cq(ibvcq);
-	if (cq->num_sub_cqs != 1) {
-		verbs_err(to_verbs_context(ibvcq->context),
-			  "CQ %u has %u sub-CQs, not one ring\n", cq->cqn,
-			  cq->num_sub_cqs);
-		return EOPNOTSUPP;
-	}
-
 	attr->comp_mask = 0;
 	attr->buffer = cq->buf;
 	attr->entry_size = cq->cqe_size;
