@@ -12,16 +12,29 @@ expect_eq max_rq_wr "$(v max_rq_wr)" 32768
 expect_eq max_sq_sge "$(v max_sq_sge)" 2
 expect_eq max_rq_sge "$(v max_rq_sge)" 3
 expect_eq inline_buf_size "$(v inline_buf_size)" 32
+# 128-byte WQEs: inline RDMA write and inline data up to 80 bytes
+expect_eq inline_buf_size_ex "$(v inline_buf_size_ex)" 80
 expect_eq max_rdma_size "$(v max_rdma_size)" 1073741824
 # RDMA read, RNR retry, CQ with SGID and RDMA write, as efadv numbers
 # them: 15, what a real 0xefa1 device reports
 expect_eq device_caps "$(v device_caps)" 0xf
 
 # The profiles' sub-CQs per CQ (softefad's profile.c: one ring on every
-# generation but 0xefa0): with more than one, efadv_query_cq has no single
-# ring to give.
+# generation but 0xefa0, which generations.sh runs this on).
 export SEFA_SUB_CQS=1
-sx --provider ours -- "$BUILD/bin/efadv_verbs" || fail "efadv_verbs"
+out=$(sx --provider ours -- "$BUILD/bin/efadv_verbs" 2>&1) ||
+	fail "efadv_verbs: $out"
+echo "$out"
+# what it saw: 128-byte WQEs, 80 inline bytes written, the depths
+grep -q "^wqe_size inline_write 128$" <<<"$out" || fail "no 128-byte WQEs"
+grep -q "^inline_writes 80$" <<<"$out" || fail "no inline writes of 1-80"
+grep -q "^inline_send 80$" <<<"$out" || fail "no inline send of 80"
+grep -q "^sq_depth 64 4096 inline_write 2048$" <<<"$out" ||
+	fail "SQ depths of 64- and 128-byte WQEs"
+# libibverbs 64's port speed, through ours (4X EDR: 100 Gb/s, in 100 Mb/s)
+if grep -q IBVERBS_PRIVATE_64 <<<"$(objdump -T "$BUILD/lib/libefa.so.1")"; then
+	grep -q "^port_speed 1000$" <<<"$out" || fail "ibv_query_port_speed"
+fi
 expect_eq objects "$(status_field objects)" 0
 
 echo ok

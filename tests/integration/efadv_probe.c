@@ -25,10 +25,11 @@ static int show_efadv(struct ibv_context *ctx)
 		return 1;
 	}
 	printf("max_sq_wr %u\nmax_rq_wr %u\nmax_sq_sge %u\nmax_rq_sge %u\n"
-	       "inline_buf_size %u\ndevice_caps 0x%x\nmax_rdma_size %u\n",
+	       "inline_buf_size %u\ninline_buf_size_ex %u\ndevice_caps 0x%x\n"
+	       "max_rdma_size %u\n",
 	       attr.max_sq_wr, attr.max_rq_wr, attr.max_sq_sge,
-	       attr.max_rq_sge, attr.inline_buf_size, attr.device_caps,
-	       attr.max_rdma_size);
+	       attr.max_rq_sge, attr.inline_buf_size, attr.inline_buf_size_ex,
+	       attr.device_caps, attr.max_rdma_size);
 	return ibv_close_device(ctx) ? 1 : 0;
 }
 

@@ -10,6 +10,7 @@
 #include <check.h>
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,33 @@ static void teardown(void)
 	free(buf);
 }
 
+/* An SRD QP; with @flags (EFADV_QP_FLAGS_*) or @max_inline, RDMA write. */
+static struct ibv_qp *srd_qp_flags(uint32_t sq, uint32_t max_inline,
+				   uint16_t flags, int *err)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.qp_type = IBV_QPT_DRIVER, .send_cq = cq, .recv_cq = cq,
+		.pd = pd,
+		.cap = { .max_send_wr = sq, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1,
+			 .max_inline_data = max_inline },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND,
+	};
+	struct efadv_qp_init_attr e = {
+		.driver_qp_type = EFADV_QP_DRIVER_TYPE_SRD,
+		.flags = flags,
+	};
+	struct ibv_qp *qp;
+
+	if (dv.device_caps & EFADV_DEVICE_ATTR_CAPS_RDMA_WRITE)
+		a.send_ops_flags |= IBV_QP_EX_WITH_RDMA_WRITE;
+	qp = efadv_create_qp_ex(ctx, &a, &e, sizeof(e));
+	*err = qp ? 0 : errno;
+	return qp;
+}
+
 static struct ibv_qp *srd_qp(uint32_t sq, uint32_t rq, uint32_t rq_sge,
 			     uint64_t wr_flags, int *err)
 {
@@ -84,6 +112,17 @@ static struct ibv_qp *srd_qp(uint32_t sq, uint32_t rq, uint32_t rq_sge,
 
 	*err = qp ? 0 : errno;
 	return qp;
+}
+
+/* The device writes 128-byte WQEs with more inline data (efa1 and later). */
+static bool wqe_128(void)
+{
+	return dv.inline_buf_size_ex > dv.inline_buf_size;
+}
+
+static bool inline_write(void)
+{
+	return wqe_128() && (dv.device_caps & EFADV_DEVICE_ATTR_CAPS_RDMA_WRITE);
 }
 
 static struct ibv_qp *srd_qp_rts(uint64_t wr_flags)
@@ -138,10 +177,17 @@ START_TEST(test_query_qp_wqs)
 }
 END_TEST
 
-START_TEST(test_query_cq)
+/* The profile's sub-CQs per CQ, as the script says. */
+static int sub_cqs(void)
 {
 	const char *s = getenv("SEFA_SUB_CQS");
-	int sub_cqs = s ? atoi(s) : 1;
+
+	return s ? atoi(s) : 1;
+}
+
+START_TEST(test_query_cq)
+{
+	int sub_cqs_per_cq = sub_cqs();
 	uint32_t cqe = (dv.device_caps & EFADV_DEVICE_ATTR_CAPS_RDMA_WRITE) ?
 			       EFA_IO_CQE_EX_SIZE : EFA_IO_CQE_SIZE;
 	struct efadv_cq_attr a;
@@ -150,12 +196,10 @@ START_TEST(test_query_cq)
 					offsetof(struct efadv_cq_attr,
 						 num_entries)), EINVAL);
 	memset(&a, 0xff, sizeof(a));
-	if (sub_cqs > 1) {
-		/* No one ring holds a QP's completions. */
-		ck_assert_int_eq(efadv_query_cq(cq, &a, sizeof(a)), EOPNOTSUPP);
-		return;
-	}
+	/* Sub-CQs (0xefa0): the first ring, as upstream answers. */
 	ck_assert_int_eq(efadv_query_cq(cq, &a, sizeof(a)), 0);
+	printf("query_cq sub_cqs %d entry_size %u num_entries %u\n",
+	       sub_cqs_per_cq, a.entry_size, a.num_entries);
 	ck_assert_uint_eq(a.comp_mask, 0);
 	ck_assert_ptr_nonnull(a.buffer);
 	ck_assert_uint_eq(a.entry_size, cqe);
@@ -207,7 +251,8 @@ START_TEST(test_direct_rings)
 	bool ring;
 	uint64_t src = (uintptr_t)buf, dst = (uintptr_t)buf + 2 * MSG_LEN;
 
-	ring = !efadv_query_cq(cq, &ca, sizeof(ca));
+	/* one ring, but on sub-CQs (0xefa0), where it is the first */
+	ring = sub_cqs() == 1 && !efadv_query_cq(cq, &ca, sizeof(ca));
 	ah = dev_create_ah(pd, &gid);
 	ck_assert_ptr_nonnull(ah);
 	ck_assert_int_eq(efadv_query_ah(ah, &aha, sizeof(aha)), 0);
@@ -289,15 +334,282 @@ START_TEST(test_sq_depth)
 	a.flags = 2;
 	ck_assert_int_eq(efadv_get_max_sq_depth(ctx, &a, sizeof(a)), -EINVAL);
 	a.flags = EFADV_SQ_DEPTH_ATTR_INLINE_WRITE;
-	ck_assert_int_eq(efadv_get_max_sq_depth(ctx, &a, sizeof(a)),
-			 -EOPNOTSUPP);
+	if (!inline_write()) {
+		ck_assert_int_eq(efadv_get_max_sq_depth(ctx, &a, sizeof(a)),
+				 -EOPNOTSUPP);
+	} else {
+		/* 128-byte WQEs: half as many fit the LLQ */
+		int depth_128 = efadv_get_max_sq_depth(ctx, &a, sizeof(a));
+
+		printf("sq_depth 64 %d inline_write %d\n", depth, depth_128);
+		ck_assert(is_pow2(depth_128) && depth_128 * 2 == depth);
+		qp = srd_qp_flags(depth_128, 0, EFADV_QP_FLAGS_INLINE_WRITE,
+				  &err);
+		ck_assert_msg(qp, "inline write QP of %d: %s", depth_128,
+			      strerror(err));
+		ck_assert_int_eq(ibv_destroy_qp(qp), 0);
+		ck_assert_ptr_null(srd_qp_flags(depth_128 + 1, 0,
+						EFADV_QP_FLAGS_INLINE_WRITE,
+						&err));
+		ck_assert_int_eq(err, EINVAL);
+		a.flags = 0;
+		a.max_inline_data = dv.inline_buf_size_ex;
+		ck_assert_int_eq(efadv_get_max_sq_depth(ctx, &a, sizeof(a)),
+				 depth_128);
+		a.max_inline_data = dv.inline_buf_size;
+		ck_assert_int_eq(efadv_get_max_sq_depth(ctx, &a, sizeof(a)),
+				 depth);
+	}
 	a.flags = 0;
 	a.max_send_sge = dv.max_sq_sge + 1;
 	ck_assert_int_eq(efadv_get_max_sq_depth(ctx, &a, sizeof(a)), -EINVAL);
 	a.max_send_sge = 1;
-	a.max_inline_data = dv.inline_buf_size + 1;
+	a.max_inline_data = dv.inline_buf_size_ex + 1;
 	ck_assert_int_eq(efadv_get_max_sq_depth(ctx, &a, sizeof(a)), -EINVAL);
 }
+
+/*
+ * 128-byte WQEs where the device has them: for EFADV_QP_FLAGS_INLINE_WRITE
+ * and for inline data beyond 32 bytes, as efadv_query_qp_wqs() says; else
+ * the 64-byte limits.
+ */
+START_TEST(test_wqe_128)
+{
+	struct efadv_wq_attr sq, rq;
+	struct ibv_qp *qp;
+	int err;
+
+	ck_assert_uint_ge(dv.inline_buf_size_ex, dv.inline_buf_size);
+	qp = srd_qp_flags(16, 0, EFADV_QP_FLAGS_INLINE_WRITE, &err);
+	if (!inline_write()) {
+		ck_assert_ptr_null(qp);
+		ck_assert_int_eq(err, EOPNOTSUPP);
+	} else {
+		ck_assert_msg(qp, "inline write QP: %s", strerror(err));
+		ck_assert_int_eq(efadv_query_qp_wqs(qp, &sq, &rq, sizeof(sq)),
+				 0);
+		ck_assert_uint_eq(sq.entry_size, EFA_IO_TX_WQE_128_SIZE);
+		ck_assert(is_pow2(sq.num_entries) && sq.num_entries >= 32);
+		printf("wqe_size inline_write %u\n", sq.entry_size);
+		ck_assert_int_eq(ibv_destroy_qp(qp), 0);
+	}
+
+	qp = srd_qp_flags(16, dv.inline_buf_size + 1, 0, &err);
+	if (!wqe_128()) {
+		ck_assert_ptr_null(qp);
+		ck_assert_int_eq(err, EINVAL);
+		return;
+	}
+	ck_assert_msg(qp, "max inline %u: %s", dv.inline_buf_size + 1,
+		      strerror(err));
+	ck_assert_int_eq(efadv_query_qp_wqs(qp, &sq, &rq, sizeof(sq)), 0);
+	ck_assert_uint_eq(sq.entry_size, EFA_IO_TX_WQE_128_SIZE);
+	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
+
+	qp = srd_qp_flags(16, dv.inline_buf_size, 0, &err);
+	ck_assert_ptr_nonnull(qp);
+	ck_assert_int_eq(efadv_query_qp_wqs(qp, &sq, &rq, sizeof(sq)), 0);
+	ck_assert_uint_eq(sq.entry_size, EFA_IO_TX_WQE_SIZE);
+	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
+
+	ck_assert_ptr_null(srd_qp_flags(16, dv.inline_buf_size_ex + 1, 0,
+					&err));
+	ck_assert_int_eq(err, EINVAL);
+}
+END_TEST
+
+/* One inline RDMA write through the ibv_wr_* API; its wr_complete(). */
+static int wr_inline_write(struct ibv_qp *qp, struct ibv_ah *ah,
+			   uint32_t dqpn, uint32_t rkey, uint64_t to,
+			   const uint8_t *data, size_t len)
+{
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(qp);
+	struct ibv_data_buf halves[2] = {
+		{ (void *)data, len / 2 },
+		{ (void *)(data + len / 2), len - len / 2 },
+	};
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = len;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write(qpx, rkey, to);
+	/* both ways of giving inline data, in turn */
+	if (len & 1)
+		ibv_wr_set_inline_data(qpx, (void *)data, len);
+	else
+		ibv_wr_set_inline_data_list(qpx, 2, halves);
+	ibv_wr_set_ud_addr(qpx, ah, dqpn, QKEY);
+	return ibv_wr_complete(qpx);
+}
+
+/*
+ * Inline RDMA writes of 1 to inline_buf_size_ex bytes, each into a place
+ * of its own, checked byte for byte at the target with the byte after
+ * untouched; one more byte, and inline write on a 64-byte QP, refused.
+ */
+START_TEST(test_inline_write)
+{
+	enum { SLOT = 128, TLEN = 128 * SLOT };
+	struct ibv_qp *tx, *rx, *plain;
+	uint8_t data[SLOT], *tbuf;
+	struct ibv_mr *tmr;
+	struct ibv_ah *ah;
+	struct ibv_wc wc;
+	uint32_t n = dv.inline_buf_size_ex;
+	int err;
+
+	if (!inline_write())
+		return;
+	tbuf = aligned_alloc(4096, TLEN);
+	ck_assert_ptr_nonnull(tbuf);
+	memset(tbuf, 0xee, TLEN);
+	tmr = ibv_reg_mr(pd, tbuf, TLEN,
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	ck_assert_ptr_nonnull(tmr);
+	ah = dev_create_ah(pd, &gid);
+	ck_assert_ptr_nonnull(ah);
+	rx = srd_qp_rts(0);
+	tx = srd_qp_flags(64, 0, EFADV_QP_FLAGS_INLINE_WRITE, &err);
+	ck_assert_msg(tx, "inline write QP: %s", strerror(err));
+	ck_assert_int_eq(dev_ud_to_rts(tx, QKEY, 7), 0);
+
+	for (uint32_t len = 1; len <= n; len++) {
+		uint8_t *at = tbuf + (size_t)len * SLOT;
+
+		for (uint32_t i = 0; i < len; i++)
+			data[i] = (uint8_t)(len * 31 + i);
+		ck_assert_int_eq(wr_inline_write(tx, ah, rx->qp_num,
+						 tmr->rkey, (uintptr_t)at,
+						 data, len), 0);
+		/* the data is in the WQE: the buffer may change at once */
+		memset(data, 0, sizeof(data));
+		wc = dp_poll_one(cq, WAIT_MS);
+		ck_assert_msg(wc.status == IBV_WC_SUCCESS && wc.wr_id == len,
+			      "inline write of %u: status %d wr_id %llu", len,
+			      wc.status, (unsigned long long)wc.wr_id);
+		for (uint32_t i = 0; i < len; i++)
+			ck_assert_msg(at[i] == (uint8_t)(len * 31 + i),
+				      "write of %u, byte %u: %#x", len, i,
+				      at[i]);
+		ck_assert_uint_eq(at[len], 0xee);
+	}
+	printf("inline_writes %u\n", n);
+
+	/* one byte more than the WQE holds; inline write in 64 bytes */
+	ck_assert_int_eq(wr_inline_write(tx, ah, rx->qp_num, tmr->rkey,
+					 (uintptr_t)tbuf, data, n + 1), EINVAL);
+	plain = srd_qp_flags(16, 0, 0, &err);
+	ck_assert_ptr_nonnull(plain);
+	ck_assert_int_eq(dev_ud_to_rts(plain, QKEY, 7), 0);
+	ck_assert_int_eq(wr_inline_write(plain, ah, rx->qp_num, tmr->rkey,
+					 (uintptr_t)tbuf, data, 8), EINVAL);
+	ck_assert_uint_eq(tbuf[0], 0xee);
+
+	ck_assert_int_eq(ibv_destroy_qp(plain), 0);
+	ck_assert_int_eq(ibv_destroy_qp(tx), 0);
+	ck_assert_int_eq(ibv_destroy_qp(rx), 0);
+	ck_assert_int_eq(ibv_destroy_ah(ah), 0);
+	ck_assert_int_eq(ibv_dereg_mr(tmr), 0);
+	free(tbuf);
+}
+END_TEST
+
+/* Receives the next message into buf + 2 * MSG_LEN; its completion. */
+static void expect_recv(struct ibv_qp *rx, const uint8_t *want, uint32_t len)
+{
+	struct ibv_sge sge = { (uintptr_t)buf + 2 * MSG_LEN, MSG_LEN,
+			       mr->lkey };
+	struct ibv_recv_wr rwr = { .wr_id = 77, .sg_list = &sge,
+				   .num_sge = 1 }, *bad;
+	int seen = 0;
+
+	memset(buf + 2 * MSG_LEN, 0, MSG_LEN);
+	ck_assert_int_eq(ibv_post_recv(rx, &rwr, &bad), 0);
+	while (seen != 3) {
+		struct ibv_wc wc = dp_poll_one(cq, WAIT_MS);
+
+		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+		if (wc.wr_id == 77) {
+			ck_assert_uint_eq(wc.byte_len, len);
+			seen |= 2;
+		} else {
+			seen |= 1;
+		}
+	}
+	ck_assert_mem_eq(buf + 2 * MSG_LEN, want, len);
+}
+
+/*
+ * Inline sends of inline_buf_size_ex bytes from a QP of 128-byte WQEs,
+ * through ibv_post_send() and through the ibv_wr_* API, in two pieces.
+ */
+START_TEST(test_inline_send_128)
+{
+	uint32_t n = dv.inline_buf_size_ex, half = n / 2;
+	struct ibv_qp *rx, *tx;
+	struct ibv_qp_ex *qpx;
+	struct ibv_ah *ah;
+	uint8_t data[128];
+	struct ibv_sge sges[2] = { { (uintptr_t)data, half, 0 },
+				   { (uintptr_t)data + half, n - half, 0 } };
+	struct ibv_data_buf bufs[2] = { { data, half },
+					{ data + half, n - half } };
+	struct ibv_send_wr wr = {
+		.wr_id = 1, .sg_list = sges, .num_sge = 2,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE,
+	}, *bad;
+	int err;
+
+	if (!wqe_128())
+		return;
+	ah = dev_create_ah(pd, &gid);
+	ck_assert_ptr_nonnull(ah);
+	rx = srd_qp_rts(0);
+	tx = srd_qp_flags(16, n, 0, &err);
+	ck_assert_msg(tx, "QP of %u inline bytes: %s", n, strerror(err));
+	ck_assert_int_eq(dev_ud_to_rts(tx, QKEY, 7), 0);
+	for (uint32_t i = 0; i < n; i++)
+		data[i] = (uint8_t)(i * 3 + 5);
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = rx->qp_num;
+	wr.wr.ud.remote_qkey = QKEY;
+	ck_assert_int_eq(ibv_post_send(tx, &wr, &bad), 0);
+	expect_recv(rx, data, n);
+
+	qpx = ibv_qp_to_qp_ex(tx);
+	ibv_wr_start(qpx);
+	qpx->wr_id = 2;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qpx);
+	ibv_wr_set_ud_addr(qpx, ah, rx->qp_num, QKEY);
+	ibv_wr_set_inline_data_list(qpx, 2, bufs);
+	ck_assert_int_eq(ibv_wr_complete(qpx), 0);
+	expect_recv(rx, data, n);
+	printf("inline_send %u\n", n);
+
+	/* one more byte: refused by both */
+	sges[1].length++;
+	ck_assert_int_eq(ibv_post_send(tx, &wr, &bad), EINVAL);
+	ck_assert_int_eq(ibv_destroy_qp(tx), 0);
+	ck_assert_int_eq(ibv_destroy_qp(rx), 0);
+	ck_assert_int_eq(ibv_destroy_ah(ah), 0);
+}
+END_TEST
+
+#if EFA_IBVERBS_PABI >= 64
+/* libibverbs 64's port speed, which the provider asks the kernel for. */
+START_TEST(test_port_speed)
+{
+	uint64_t speed = 0;
+
+	ck_assert_int_eq(ibv_query_port_speed(ctx, 1, &speed), 0);
+	printf("port_speed %llu\n", (unsigned long long)speed);
+	ck_assert_uint_gt(speed, 0);
+	ck_assert_int_eq(ibv_query_port_speed(ctx, 2, &speed), EINVAL);
+}
+END_TEST
+#endif
 END_TEST
 
 START_TEST(test_rq_depth)
@@ -440,6 +752,12 @@ static Suite *efadv_suite(void)
 	tcase_add_test(tc, test_query_cq);
 	tcase_add_test(tc, test_direct_rings);
 	tcase_add_test(tc, test_sq_depth);
+	tcase_add_test(tc, test_wqe_128);
+	tcase_add_test(tc, test_inline_write);
+	tcase_add_test(tc, test_inline_send_128);
+#if EFA_IBVERBS_PABI >= 64
+	tcase_add_test(tc, test_port_speed);
+#endif
 	tcase_add_test(tc, test_rq_depth);
 	tcase_add_test(tc, test_processing_hints);
 	tcase_add_test(tc, test_comp_cntr);

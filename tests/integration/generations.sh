@@ -71,6 +71,10 @@ while read -r prof part subcqs caps rdma speed width; do
 	expect_eq "$prof device_caps" "$(v device_caps)" "$caps"
 	expect_eq "$prof max_rdma_size" "$(v max_rdma_size)" "$rdma"
 	expect_eq "$prof inline_buf_size" "$(v inline_buf_size)" 32
+	# 128-byte WQEs with RDMA write (0xefa1 on); upstream's 32 without
+	ex=80
+	[ "$rdma" != 0 ] || ex=32
+	expect_eq "$prof inline_buf_size_ex" "$(v inline_buf_size_ex)" "$ex"
 	expect_eq "$prof max_sq_wr" "$(v max_sq_wr)" 4096
 	expect_eq "$prof max_rq_wr" "$(v max_rq_wr)" 32768
 
@@ -92,6 +96,15 @@ while read -r prof part subcqs caps rdma speed width; do
 		SEFA_PROFILE=$prof SEFA_CLI=$SOFTEFA \
 			sx -- "$BUILD/bin/dp_verbs" >"$RUN/dp.out" 2>&1 ||
 			fail "$prof: dp_verbs: $(tail -20 "$RUN/dp.out")"
+	fi
+	# efadv on sub-CQs, after the counters were checked (the others run
+	# it in efadv.sh): efadv_query_cq gives the first ring, as upstream's
+	if [ "$subcqs" -gt 1 ]; then
+		dvout=$(SEFA_SUB_CQS=$subcqs sx --provider ours -- \
+			"$BUILD/bin/efadv_verbs" 2>&1) ||
+			fail "$prof: efadv_verbs: $dvout"
+		grep -q "^query_cq sub_cqs $subcqs entry_size 16 num_entries 128$" \
+			<<<"$dvout" || fail "$prof: efadv_query_cq: $dvout"
 	fi
 	stop_host
 	echo "ok: $prof"
