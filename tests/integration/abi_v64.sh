@@ -3,7 +3,8 @@
 # by rdma-core 64's own libibverbs and tools: ibv_devinfo -v through ours
 # and through rdma-core 64's libefa, ibv_ud_pingpong -c (ours with ours,
 # ours with theirs), our data-path tests, RC with ibv_rc_pingpong -c on
-# the extended profile; then softefa exec --provider ours|stock|PATH and
+# the extended profile, efadv (inline RDMA writes, ibv_query_port_speed);
+# then softefa exec --provider ours|stock|PATH and
 # the values it refuses, and a provider of the wrong ABI refused loudly.
 #
 # rdma-core 64 comes from tests/upstream/build.sh (cached; exit 77 when its
@@ -41,7 +42,8 @@ if [ "$V64" = "$BUILD/v64" ]; then
 		-DCMAKE_PREFIX_PATH="$R" -DENABLE_WERROR=ON >"$RUN/cmake.log" 2>&1 ||
 		fail "configure against rdma-core 64: $(tail -20 "$RUN/cmake.log")"
 	nice cmake --build "$V64" -j"$(nproc)" --target efa softefa softefad \
-		softefa-preload dp_verbs rc_verbs >"$RUN/build.log" 2>&1 ||
+		softefa-preload dp_verbs rc_verbs efadv_probe efadv_verbs \
+		>"$RUN/build.log" 2>&1 ||
 		fail "build against rdma-core 64: $(tail -30 "$RUN/build.log")"
 fi
 
@@ -75,6 +77,8 @@ sub udpingpong.sh efa ioctl ours ours
 sub udpingpong.sh efa ioctl ours stock
 sub dp.sh efa ioctl
 sub rc.sh ioctl
+# efadv, 128-byte WQEs with inline RDMA writes checked, port speed
+sub efadv.sh efa
 
 start_host
 # our v64 build's softefa: ours is our v64 library, stock is rdma-core's;

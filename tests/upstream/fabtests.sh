@@ -1,16 +1,19 @@
 #!/bin/bash
-# libfabric 2.x and fabtests on SoftEFA through rdma-core v64's libefa: one
-# case of the current upstream stack, its server and client on one host.
+# libfabric 2.x and fabtests on SoftEFA through rdma-core v64's libefa, or
+# through our provider built against rdma-core v64 (PROVIDER ours:
+# SEFA_BUILD_V64, skipped with 77 without it): one case of the current
+# upstream stack, its server and client on one host.
 # Every requested
 # size must print a result line on both sides (efa-direct caps a message
 # at the port's max_msg_sz and exits 0 having sent nothing for a larger
 # one), the traffic must have crossed the device, libfabric must have
 # driven the device's rings itself (its direct data path: the efadv calls
 # it starts from succeeded) and warned of nothing.
-# Usage: fabtests.sh BUILD PROFILE CASE
+# Usage: fabtests.sh BUILD PROFILE CASE [v64|ours]	(default v64)
 # CASE: pingpong-direct, rdm-pingpong, rdm-tagged-pingpong,
 #	rma-{write,read,writedata}-{efa,efa-direct},
 #	rma-writedata-unsolicited-efa-direct, rdm-cntr-pingpong
+UP_EFA=${4:-v64}
 . "$(dirname "$0")/lib.sh" "$1" all
 PROFILE=$2 CASE=$3
 PORT=$(pick_port)
@@ -70,6 +73,15 @@ fabtest() {
 export PAIR_TIMEOUT=120
 start_host --profile "$PROFILE"
 part=$(up_run ibv_devinfo | devinfo_field vendor_part_id)
+# the provider that ran is the one asked for
+log=$(VERBS_LOG_LEVEL=4 VERBS_LOG_FILE=/dev/stderr up_run ibv_devinfo 2>&1 >/dev/null)
+if [ "$UP_EFA" = ours ]; then
+	grep -q "efa_alloc_context: sub_cqs" <<<"$log" ||
+		fail "not our provider: $log"
+else
+	! grep -q "efa_alloc_context: sub_cqs" <<<"$log" ||
+		fail "our provider, not v64's libefa: $log"
+fi
 up_spy
 
 case $CASE in
@@ -149,4 +161,4 @@ rx=$(stat_field efa_0 rx_pkts)
 [ "$tx" -gt 0 ] && [ "$rx" -gt 0 ] ||
 	fail "no traffic crossed the device: $(sefa stats)"
 expect_only_rnr_errors efa_0
-echo "ok: $PROFILE $CASE (part $(printf %#x "$part"), $tx packets sent, $rx received; $(sort -u "$EFADV_SPY" | tr '\n' ';'))"
+echo "ok: $PROFILE $CASE, libefa $UP_EFA (part $(printf %#x "$part"), $tx packets sent, $rx received; $(sort -u "$EFADV_SPY" | tr '\n' ';'))"

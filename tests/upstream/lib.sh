@@ -18,25 +18,46 @@ if [ "$rc" -eq 77 ]; then
 fi
 [ "$rc" -eq 0 ] || fail "tests/upstream/build.sh ${2:-all}: exit status $rc"
 
-# up_provider: how a program runs on the host through rdma-core v64 with
-# its own libibverbs and libefa; sets UP_PROVIDER, softefa exec's
-# --provider, and UP_WRAP, the words before the program.  softefa exec
-# knows the providers of Debian's libibverbs (34) alone: it runs here with
-# the stock one, whose preloaded libefa the wrapper takes out again, and
-# points the loader at v64's libibverbs, which finds its plugin
-# (libefa-rdmav64.so) in its own prefix.  With softefa exec --provider
-# PATH, this is the one place to change.
+# up_provider [v64|ours]: how a program runs on the host through rdma-core
+# v64 with its own libibverbs; sets UP_PROVIDER, softefa exec's
+# --provider, and UP_WRAP, the words before the program.
+# v64 (the default): rdma-core v64's own libefa.  softefa exec knows the
+# providers of Debian's libibverbs (34) alone: it runs here with the stock
+# one, whose preloaded libefa the wrapper takes out again, and points the
+# loader at v64's libibverbs, which finds its plugin (libefa-rdmav64.so)
+# in its own prefix.
+# ours: this tree built against rdma-core v64 (SEFA_BUILD_V64, test.sh's
+# build-v64), whose softefa exec --provider ours preloads that libefa.so.1
+# for v64's libibverbs, and for libfabric's efadv calls too (same soname).
+# Exits 77, saying so, when there is no such build.  The efadv spy goes
+# first in LD_PRELOAD, so that the libefa it looks up next is ours.
 up_provider() {
 	UP_PROVIDER=stock
+	if [ "${1:-v64}" = ours ]; then
+		if [ ! -x "${SEFA_BUILD_V64:-}/bin/softefa" ] ||
+			[ ! -e "$SEFA_BUILD_V64/lib/libefa-rdmav64.so" ]; then
+			echo "SKIP (77), NOT RUN: our provider for libibverbs 64" \
+				"wanted, but SEFA_BUILD_V64 (${SEFA_BUILD_V64:-unset})" \
+				"holds no build against rdma-core v64 (test.sh" \
+				"makes build-v64)" >&2
+			exit 77
+		fi
+		UP_PROVIDER=ours
+		SOFTEFA=$SEFA_BUILD_V64/bin/softefa
+	fi
 	# shellcheck disable=SC2016
-	UP_WRAP=(bash -c 'LD_PRELOAD=$(printf %s "$LD_PRELOAD" | tr : "\n" |
-		grep -v "/libefa\.so" | paste -sd:)${UP_PRELOAD:+:$UP_PRELOAD}
+	UP_WRAP=(bash -c 'if [ "$3" = ours ]; then
+			LD_PRELOAD=${UP_PRELOAD:+$UP_PRELOAD:}$LD_PRELOAD
+		else
+			LD_PRELOAD=$(printf %s "$LD_PRELOAD" | tr : "\n" |
+			grep -v "/libefa\.so" | paste -sd:)${UP_PRELOAD:+:$UP_PRELOAD}
+		fi
 		export LD_PRELOAD LD_LIBRARY_PATH=$1 PATH=$2:$PATH
-		shift 2
+		shift 3
 		exec "$@"' up_exec "$P/rdma-core/lib:$P/libfabric/lib"
-		"$P/rdma-core/bin:$P/libfabric/bin")
+		"$P/rdma-core/bin:$P/libfabric/bin" "$UP_PROVIDER")
 }
-up_provider
+up_provider "${UP_EFA:-v64}"
 
 # up_run CMD...: CMD on the host through rdma-core v64
 up_run() {
