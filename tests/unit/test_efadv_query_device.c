@@ -98,6 +98,24 @@ START_TEST(test_v26_layout)
 }
 END_TEST
 
+/*
+ * inline_buf_size_ex, in what the first version's struct had as reserved
+ * bytes: the 128-byte WQE's room where the device has one, written only
+ * when inlen reaches it.
+ */
+START_TEST(test_inline_buf_size_ex)
+{
+	fx.ctx->inline_buf_size_ex = 80;
+	ck_assert_int_eq(query(24), 0);
+	ck_assert_uint_eq(buf.attr.inline_buf_size, 32);
+	ck_assert_uint_eq(buf.attr.inline_buf_size_ex, 80);
+	memset(&buf, SEFA_POISON, sizeof(buf));
+	ck_assert_int_eq(query(22), 0);
+	ck_assert_uint_eq(buf.attr.inline_buf_size, 32);
+	sefa_assert_poisoned(&buf, 22, BUF_LEN);
+}
+END_TEST
+
 /* device_caps without max_rdma_size: no RDMA capabilities. */
 START_TEST(test_caps_without_rdma_size)
 {
@@ -166,6 +184,7 @@ static Suite *efadv_suite(void)
 	tcase_add_test(tc, test_too_short);
 	tcase_add_test(tc, test_shortest_accepted);
 	tcase_add_test(tc, test_v26_layout);
+	tcase_add_test(tc, test_inline_buf_size_ex);
 	tcase_add_test(tc, test_caps_without_rdma_size);
 	tcase_add_test(tc, test_full_layout);
 	tcase_add_test(tc, test_longer_struct);

@@ -193,6 +193,53 @@ START_TEST(test_unsignaled_release)
 END_TEST
 
 /* With sq_sig_all every WQE asks for a completion, whatever the WR says. */
+/*
+ * RC asking max_inline_data beyond 32 bytes, on a device with 128-byte
+ * WQEs: an inline RDMA write through ibv_post_send() carries its bytes
+ * after the remote address, the rest of the slot zero; inline read, and
+ * inline write on a 64-byte QP, refused.
+ */
+START_TEST(test_inline_write_128)
+{
+	struct ibv_qp_cap cap = { .max_send_wr = 8, .max_send_sge = 1,
+				  .max_inline_data = 80 };
+	struct efa_fake_qp fq128;
+	struct efa_io_tx_wqe_128 *w;
+	struct ibv_send_wr wr = wr_of(5, IBV_WR_RDMA_WRITE, IBV_SEND_INLINE);
+	struct ibv_send_wr *bad;
+	uint8_t zero[48] = {};
+
+	ck_assert_int_eq(post1(1, IBV_WR_RDMA_WRITE, IBV_SEND_INLINE), EINVAL);
+	fx.ctx->inline_buf_size_ex = 80;
+	efa_fake_qp_init(&fx, &fq128, &fc, IBV_QPT_RC, &cap, QPN + 1, 0, 0);
+	ck_assert_uint_eq(fq128.qp->sq.wqe_size, 128);
+	memcpy(buf, "0123456789abcdef", 16);
+	memset(fq128.llq, 0xff, 128);
+	ck_assert_int_eq(efa_post_send(efa_fake_ibvqp(&fq128), &wr, &bad), 0);
+	w = (struct efa_io_tx_wqe_128 *)fq128.llq;
+	ck_assert_uint_eq(w->meta.ctrl1, EFA_IO_TX_META_DESC_META_DESC |
+					 EFA_IO_RDMA_WRITE |
+					 EFA_IO_TX_META_DESC_INLINE_MSG);
+	ck_assert_uint_eq(w->meta.length, 8);
+	ck_assert_uint_eq(w->data.rdma_req.remote_mem.length, 8);
+	ck_assert_uint_eq(w->data.rdma_req.remote_mem.rkey, 2);
+	ck_assert_uint_eq(w->data.rdma_req.remote_mem.buf_addr_lo, 0x1000);
+	ck_assert_mem_eq(w->data.rdma_req.inline_data, "01234567", 8);
+	ck_assert_mem_eq(w->data.rdma_req.inline_data + 8, zero, 48);
+
+	/* 80 bytes fit, 81 do not; no inline read */
+	sge.length = 81;
+	ck_assert_int_eq(efa_post_send(efa_fake_ibvqp(&fq128), &wr, &bad),
+			 EINVAL);
+	sge.length = 8;
+	wr.opcode = IBV_WR_RDMA_READ;
+	ck_assert_int_eq(efa_post_send(efa_fake_ibvqp(&fq128), &wr, &bad),
+			 EINVAL);
+	efa_fake_qp_fini(&fx, &fq128);
+	fx.ctx->inline_buf_size_ex = 0;
+}
+END_TEST
+
 START_TEST(test_sig_all)
 {
 	efa_qp_setup(fx.ctx, fq.qp, IBV_QPT_RC, &fq.geom, (uint8_t *)fq.llq,
@@ -377,6 +424,7 @@ static Suite *rc_suite(void)
 	tcase_add_test(tc, test_opcodes_flags);
 	tcase_add_test(tc, test_unsignaled_release);
 	tcase_add_test(tc, test_sig_all);
+	tcase_add_test(tc, test_inline_write_128);
 	tcase_add_test(tc, test_error_and_flush);
 	tcase_add_test(tc, test_bad_req_id);
 	tcase_add_test(tc, test_tx_opcodes);
