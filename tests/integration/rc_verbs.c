@@ -2,7 +2,7 @@
 /*
  * Reliable connected QPs on SoftEFA's extended profile, in one process:
  * the state machine and its masks, RDMA write, write with immediate and
- * read, byte-exact, in-order delivery, and the protection rules: every
+ * read, byte-exact, inline RDMA writes in 128-byte WQEs, in-order delivery, and the protection rules: every
  * violation is a remote access error for the requester, the target memory
  * stays as it was, and the requester's QP flushes what follows.
  */
@@ -253,6 +253,81 @@ START_TEST(rdma_write_read)
 END_TEST
 
 /*
+ * RC asking 80 inline bytes gets 128-byte WQEs (the extended profile
+ * reports inline_buf_size_ex 80), and ibv_post_send() takes inline RDMA
+ * writes of 1 to 80 bytes, with and without immediate, each landing byte
+ * for byte with the byte after it untouched; 81 bytes and an inline read
+ * are refused with EINVAL.
+ */
+START_TEST(rdma_write_inline)
+{
+	struct ibv_qp_init_attr qa = {
+		.send_cq = e.cq, .recv_cq = e.cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 128, .max_recv_wr = 128,
+			 .max_send_sge = 2, .max_recv_sge = 1,
+			 .max_inline_data = 80 },
+	};
+	struct ibv_qp *a = ibv_create_qp(e.pd, &qa), *b = rc_qp(e.pd);
+	uint8_t data[81];
+	struct ibv_sge sge = { (uintptr_t)data, 0, 0 };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1,
+		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE,
+		.imm_data = htobe32(0x1a11e),
+	}, *bad;
+	struct ibv_wc wc;
+
+	ck_assert_msg(a, "RC QP of 80 inline bytes: %s", strerror(errno));
+	ck_assert_uint_eq(qa.cap.max_inline_data, 80);
+	connect2(a, b, REMOTE_ALL, false, 7);
+	memset(e.buf + HALF, 0xee, 128 * 81);
+	for (uint32_t len = 1; len <= 80; len++) {
+		uint8_t *at = e.buf + HALF + 128 * len;
+		bool imm = len % 8 == 0;
+
+		for (uint32_t i = 0; i < len; i++)
+			data[i] = (uint8_t)(len ^ i * 29);
+		if (imm)
+			post_recv(b, 0, 0, 1000 + len);
+		sge.length = len;
+		wr.wr_id = len;
+		wr.opcode = imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
+		wr.wr.rdma.remote_addr = (uintptr_t)at;
+		wr.wr.rdma.rkey = e.mr->rkey;
+		ck_assert_int_eq(ibv_post_send(a, &wr, &bad), 0);
+		memset(data, 0, sizeof(data));
+		for (int n = imm ? 2 : 1; n; n--) {
+			wc = dp_poll_one(e.cq, WAIT_MS);
+			ck_assert_msg(wc.status == IBV_WC_SUCCESS,
+				      "inline write of %u: %s", len,
+				      ibv_wc_status_str(wc.status));
+			if (wc.wr_id == 1000 + len)
+				ck_assert_int_eq(wc.byte_len, len);
+			else
+				ck_assert_int_eq(wc.wr_id, len);
+		}
+		for (uint32_t i = 0; i < len; i++)
+			ck_assert_msg(at[i] == (uint8_t)(len ^ i * 29),
+				      "write of %u, byte %u: %#x", len, i,
+				      at[i]);
+		ck_assert_int_eq(at[len], 0xee);
+	}
+
+	sge.length = 81;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	ck_assert_int_eq(ibv_post_send(a, &wr, &bad), EINVAL);
+	sge.length = 8;
+	wr.opcode = IBV_WR_RDMA_READ;
+	ck_assert_int_eq(ibv_post_send(a, &wr, &bad), EINVAL);
+	/* a QP of 64-byte WQEs takes no inline write */
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	ck_assert_int_eq(ibv_post_send(b, &wr, &bad), EINVAL);
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+}
+END_TEST
+
+/*
  * One protection violation per case: the requester gets REM_ACCESS_ERR,
  * the target bytes stay, and the requester's QP flushes what follows.
  */
@@ -372,6 +447,7 @@ static Suite *rc_suite(void)
 	tcase_add_test(t, transitions);
 	tcase_add_loop_test(t, in_order, 0, 2);
 	tcase_add_test(t, rdma_write_read);
+	tcase_add_test(t, rdma_write_inline);
 	tcase_add_loop_test(t, protection, 0, NCASES);
 	tcase_add_test(t, rnr);
 	tcase_add_test(t, flush_on_error);
