@@ -28,10 +28,16 @@ static uint32_t wqe_inline_max(const struct sefa_profile *p, uint32_t wqe_size)
 						    p->inline_buf_size;
 }
 
+/*
+ * The most inline bytes a QP may ask for: a 128-byte WQE's on a device
+ * that takes them, else a 64-byte one's (inline_buf_size_ex is 0 there,
+ * which the kernel and rdma-core's provider read as inline_buf_size).
+ */
 static int qp_check_caps(struct sefa_client *c, const struct sefa_profile *p,
 			 const struct sefa_qp_params *qp)
 {
-	uint32_t inline_max = wqe_inline_max(p, EFA_IO_TX_WQE_128_SIZE);
+	uint32_t inline_max = p->inline_buf_size_ex ? p->inline_buf_size_ex :
+						      p->inline_buf_size;
 
 	if (qp->max_send_wr > p->max_sq_wr || qp->max_recv_wr > p->max_rq_wr ||
 	    qp->max_send_sge > p->max_sq_sge ||
