@@ -21,8 +21,26 @@ expect_eq hca_id "$(devinfo_field hca_id <<<"$out")" efa_0
 expect_eq vendor_id "$(devinfo_field vendor_id <<<"$out")" 0x1d0f
 expect_eq state "$(devinfo_field state <<<"$out")" "PORT_ACTIVE (4)"
 expect_eq max_msg_sz "$(devinfo_field max_msg_sz <<<"$out")" 0x22e0
-part=$(devinfo_field vendor_part_id <<<"$out")
-echo "ibv_devinfo -v (v64): efa_0, part $(printf %#x "$part"), PORT_ACTIVE"
+part=$(printf %#x "$(devinfo_field vendor_part_id <<<"$out")")
+# the profile's generation (softefa start --profile list), also as the
+# efa driver's hw_ver
+want=$("$SOFTEFA" start --profile list | awk -v p="$PROFILE" '$1 == p { print $2 }')
+expect_eq vendor_part_id "$part" "$want"
+expect_eq hw_ver "$(devinfo_field hw_ver <<<"$out" | tr A-F a-f)" "$part"
+for f in "max_qp 256" "max_qp_wr 4096" "max_sge 2" "max_cqe 32768" \
+	"max_ah 1024" "link_layer Unspecified"; do
+	read -r k v <<<"$f"
+	[ "$PROFILE" != extended ] || [ "$k" != link_layer ] || v=InfiniBand
+	expect_eq "$k" "$(devinfo_field "$k" <<<"$out")" "$v"
+done
+# the link, width times lane speed, is the generation's, as sysfs rate
+# has it ("400 Gb/sec (8X HDR)")
+rate=$(cat "$RUN/sys/class/infiniband/efa_0/ports/1/rate")
+width=$(devinfo_field active_width <<<"$out" | awk '{ print $1 }')
+speed=$(devinfo_field active_speed <<<"$out" | awk '{ print $1 }')
+expect_eq link "$(awk -v w="${width%X}" -v s="$speed" \
+	'BEGIN { printf "%g Gb/sec (%dX", w * s, w }')" "${rate% *}"
+echo "ibv_devinfo -v (v64): efa_0, part $part, $width x $speed Gb/s, PORT_ACTIVE"
 
 # ibv_ud_pingpong -c: the server finds the client's bytes behind the GRH
 # area, or prints "invalid data in page N".  With -e (the last run) both
