@@ -9,6 +9,9 @@
 # one), the traffic must have crossed the device, libfabric must have
 # driven the device's rings itself (its direct data path: the efadv calls
 # it starts from succeeded) and warned of nothing.
+# Where the profile's generation lacks what an efa-direct RMA case needs
+# (RDMA read and write; unsolicited write receive), libfabric must not
+# offer it, as on such hardware: fi_info and the fabtest find no provider.
 # Usage: fabtests.sh BUILD PROFILE CASE [v64|ours]	(default v64)
 # CASE: pingpong-direct, rdm-pingpong, rdm-tagged-pingpong,
 #	rma-{write,read,writedata}-{efa,efa-direct},
@@ -84,6 +87,30 @@ else
 fi
 up_spy
 
+# not_offered WHY FI_INFO_ARGS...: the case cannot run on this
+# generation: fi_info finds no efa-direct provider with FI_RMA for these
+# hints (while the efa fabric offers FI_RMA, its own protocol over sends),
+# and the fabtest (run by the caller) found none either
+not_offered() {
+	local why=$1 out
+	shift
+
+	out=$(up_run fi_info -p efa -f efa-direct -c FI_RMA "$@" 2>&1) &&
+		fail "fi_info -f efa-direct -c FI_RMA $*: offered: $out"
+	grep -q "fi_getinfo: -61 (No data available)" <<<"$out" ||
+		fail "fi_info -f efa-direct -c FI_RMA $*: $out"
+	up_run fi_info -p efa -f efa -c FI_RMA >/dev/null ||
+		fail "the efa fabric offers no FI_RMA"
+	grep -q "fi_getinfo.*No data available" "$RUN/server.out" ||
+		fail "fi_rma_bw: $(cat "$RUN/server.out")"
+	echo "ok: $PROFILE $CASE not offered, as on hardware: part $(printf %#x "$part") $why (fi_info -f efa-direct -c FI_RMA $*: ${out##*$'\n'})"
+	exit 0
+}
+# what the profile's device reports (softefa start --profile list)
+CAPS=$("$SOFTEFA" start --profile list | awk -v p="$PROFILE" '$1 == p {
+	getline; sub(/.* caps /, ""); sub(/;.*/, ""); print }')
+has_cap() { [[ ,$CAPS, == *,$1,* ]]; }
+
 case $CASE in
 pingpong-direct)
 	# efa-direct: no protocol of libfabric's own, a message per packet
@@ -122,15 +149,23 @@ rma-*-efa | rma-*-efa-direct)
 		# provider (-FI_ENODATA) elsewhere.
 		extra=(--no-rx-cq-data)
 	fi
-	if ! fabtest op_sizes fi_rma_bw -p efa -f "$fabric" -o "$op" \
-		"${extra[@]}"; then
-		grep -q "fi_getinfo.*No data available" "$RUN/server.out" ||
-			fail "fi_rma_bw -f $fabric -o $op ${extra[*]}"
-		echo "SKIP: fi_rma_bw -f $fabric -o $op ${extra[*]}: no" \
-			"provider: the device ($(printf %#x "$part")) lacks" \
-			"unsolicited write receive" >&2
-		exit 77
+	# what the generation lacks for it, and fi_info's hints that ask
+	# for it (efa-direct needs FI_CONTEXT2; no FI_RX_CQ_DATA: unsolicited)
+	why='' hints=()
+	if [ "$fabric" = efa-direct ] &&
+		! { has_cap rdma-read && has_cap rdma-write; }; then
+		why="has no RDMA read and write"
+	elif [ ${#extra[@]} -gt 0 ] && ! has_cap unsolicited-write-recv; then
+		why="has no unsolicited write receive" hints=(-m FI_CONTEXT2)
 	fi
+	if [ -n "$why" ]; then
+		! fabtest op_sizes fi_rma_bw -p efa -f "$fabric" -o "$op" \
+			"${extra[@]}" 2>/dev/null ||
+			fail "fi_rma_bw -f $fabric -o $op ${extra[*]} ran on a device that $why"
+		not_offered "$why" "${hints[@]}"
+	fi
+	fabtest op_sizes fi_rma_bw -p efa -f "$fabric" -o "$op" "${extra[@]}" ||
+		fail "fi_rma_bw -f $fabric -o $op ${extra[*]}"
 	;;
 *)
 	fail "unknown case $CASE"
