@@ -12,10 +12,12 @@
 # Where the profile's generation lacks what an efa-direct RMA case needs
 # (RDMA read and write; unsolicited write receive), libfabric must not
 # offer it, as on such hardware: fi_info and the fabtest find no provider.
-# Usage: fabtests.sh BUILD PROFILE CASE [v64|ours]	(default v64)
+# Usage: [UP_HOSTS=2] fabtests.sh BUILD PROFILE CASE [v64|ours]	(default v64)
 # CASE: pingpong-direct, rdm-pingpong, rdm-tagged-pingpong,
 #	rma-{write,read,writedata}-{efa,efa-direct},
 #	rma-writedata-unsolicited-efa-direct, rdm-cntr-pingpong
+# UP_HOSTS=2: the server on one host, the client on another, across the
+# wire (tests/integration/hosts.sh), libfabric's shm transfer left on.
 UP_EFA=${4:-v64}
 . "$(dirname "$0")/lib.sh" "$1" all
 PROFILE=$2 CASE=$3
@@ -24,9 +26,15 @@ PORT=$(pick_port)
 # CTS, long read) up to 1 MiB
 RDM_SIZES=(1 64 4096 8192 65536 393216 1048576)
 
+UP_HOSTS=${UP_HOSTS:-1}
 # One host: without this, libfabric's efa fabric reaches a peer with a
-# local GID through its shm provider and the device sees nothing.
-export FI_EFA_ENABLE_SHM_TRANSFER=0
+# local GID through its shm provider and the device sees nothing.  A peer
+# on another host has another GID: there it must take the device, shm on.
+if [ "$UP_HOSTS" -eq 1 ]; then
+	export FI_EFA_ENABLE_SHM_TRANSFER=0
+else
+	export FI_EFA_ENABLE_SHM_TRANSFER=1
+fi
 # What libfabric warns of, into the programs' output; the test reads it.
 export FI_LOG_LEVEL=warn
 
@@ -74,10 +82,22 @@ fabtest() {
 
 # a busy-polling pair on a loaded 2-core machine: minutes at worst
 export PAIR_TIMEOUT=120
-start_host --profile "$PROFILE"
-part=$(up_run ibv_devinfo | devinfo_field vendor_part_id)
+# ON_HOSTS: the hosts' numbers; on HOST CMD: CMD with lib.sh's helpers
+# pointed at host HOST (one host: the only one)
+if [ "$UP_HOSTS" -eq 2 ]; then
+	. "$UPSTREAM/../integration/hosts.sh"
+	hosts_up 2 --wire --profile "$PROFILE"
+	ON_HOSTS=(1 2)
+	on() { on_host "$@"; }
+	up_pair() { hosts_pair "$UP_PROVIDER" "$UP_PROVIDER" "${UP_WRAP[@]}" "$@"; }
+else
+	start_host --profile "$PROFILE"
+	ON_HOSTS=(1)
+	on() { "${@:2}"; }
+fi
+part=$(on 1 up_run ibv_devinfo | devinfo_field vendor_part_id)
 # the provider that ran is the one asked for
-log=$(VERBS_LOG_LEVEL=4 VERBS_LOG_FILE=/dev/stderr up_run ibv_devinfo 2>&1 >/dev/null)
+log=$(VERBS_LOG_LEVEL=4 VERBS_LOG_FILE=/dev/stderr on 1 up_run ibv_devinfo 2>&1 >/dev/null)
 if [ "$UP_EFA" = ours ]; then
 	grep -q "efa_alloc_context: sub_cqs" <<<"$log" ||
 		fail "not our provider: $log"
@@ -95,11 +115,11 @@ not_offered() {
 	local why=$1 out
 	shift
 
-	out=$(up_run fi_info -p efa -f efa-direct -c FI_RMA "$@" 2>&1) &&
+	out=$(on 1 up_run fi_info -p efa -f efa-direct -c FI_RMA "$@" 2>&1) &&
 		fail "fi_info -f efa-direct -c FI_RMA $*: offered: $out"
 	grep -q "fi_getinfo: -61 (No data available)" <<<"$out" ||
 		fail "fi_info -f efa-direct -c FI_RMA $*: $out"
-	up_run fi_info -p efa -f efa -c FI_RMA >/dev/null ||
+	on 1 up_run fi_info -p efa -f efa -c FI_RMA >/dev/null ||
 		fail "the efa fabric offers no FI_RMA"
 	grep -q "fi_getinfo.*No data available" "$RUN/server.out" ||
 		fail "fi_rma_bw: $(cat "$RUN/server.out")"
@@ -125,6 +145,7 @@ pingpong-direct)
 			no_warnings "$side"
 		done
 		echo "fi_pingpong -f efa-direct -S $size: $(grep -E ' =20 ' "$RUN/client.out")"
+		MOVED=$((${MOVED:-0} + size * 20))
 	done
 	;;
 rdm-pingpong | rdm-tagged-pingpong | rdm-cntr-pingpong)
@@ -132,6 +153,7 @@ rdm-pingpong | rdm-tagged-pingpong | rdm-cntr-pingpong)
 	# libfabric 2.6.0 itself (the sender stopped skipping the prefix,
 	# the receiver did not), on hardware too: not run.
 	fabtest RDM_SIZES "fi_${CASE//-/_}" -p efa -f efa || fail "$CASE"
+	MOVED=$(($(IFS=+; echo "${RDM_SIZES[*]}") * 10))
 	;;
 rma-*-efa | rma-*-efa-direct)
 	op=${CASE#rma-}
@@ -191,9 +213,23 @@ else
 		fail "an efadv call failed: $(cat "$EFADV_SPY")"
 fi
 
-tx=$(stat_field efa_0 tx_pkts)
-rx=$(stat_field efa_0 rx_pkts)
-[ "$tx" -gt 0 ] && [ "$rx" -gt 0 ] ||
-	fail "no traffic crossed the device: $(sefa stats)"
-expect_only_rnr_errors efa_0
-echo "ok: $PROFILE $CASE, libefa $UP_EFA (part $(printf %#x "$part"), $tx packets sent, $rx received; $(sort -u "$EFADV_SPY" | tr '\n' ';'))"
+# traffic: each host's device (UP_HOSTS=2: sizes' worth of bytes)
+traffic() {
+	local tx rx b=
+
+	tx=$(stat_field efa_0 tx_pkts)
+	rx=$(stat_field efa_0 rx_pkts)
+	[ "$tx" -gt 0 ] && [ "$rx" -gt 0 ] ||
+		fail "no traffic crossed the device${NETNS:+ of $NETNS}: $(sefa stats)"
+	expect_only_rnr_errors efa_0
+	# each side of a pingpong moves every size I times: sends it, or
+	# reads the other side's (the efa fabric's long-read protocol)
+	if [ "$UP_HOSTS" -eq 2 ] && [ -n "${MOVED:-}" ]; then
+		b=$(($(stat_field efa_0 tx_bytes) + $(stat_field efa_0 rdma_read_bytes)))
+		[ "$b" -ge "$MOVED" ] ||
+			fail "$NETNS sent and read $b bytes, not $MOVED: $(sefa stats)"
+	fi
+	echo "${NETNS:+$NETNS: }$tx packets sent, $rx received${b:+, $b bytes sent or read}"
+}
+counts=$(for h in "${ON_HOSTS[@]}"; do on "$h" traffic; done | paste -sd/)
+echo "ok: $PROFILE $CASE, libefa $UP_EFA (part $(printf %#x "$part"), $counts; $(sort -u "$EFADV_SPY" | tr '\n' ';'))"
