@@ -12,7 +12,8 @@
 #    offered (fi_info says so, and the efa fabric offers RMA over sends);
 #  - rma-writedata-unsolicited-efa-direct: RDMA write with immediate data
 #    that takes no receive, offered only from 0xefa2 (unsolicited write
-#    receive; 0xefa1 is the one generation with RDMA but without it).
+#    receive; 0xefa1 is the one generation with RDMA but without it, and
+#    runs rma-write-efa-direct instead, a write that takes no immediate).
 # The profiles efa and extended (0xefa2) run every case (tests/CMakeLists.txt).
 # One ctest per generation, a few seconds a case; each part's time is printed.
 # Usage: generation.sh BUILD PROFILE
@@ -22,6 +23,8 @@ PROFILE=$2
 cases=(pingpong-direct rdm-pingpong)
 case $PROFILE in
 efa0) cases+=(rma-write-efa-direct) ;;
+efa1) cases+=(rma-read-efa-direct rma-write-efa-direct
+	rma-writedata-unsolicited-efa-direct) ;;
 *) cases+=(rma-read-efa-direct rma-writedata-unsolicited-efa-direct) ;;
 esac
 
