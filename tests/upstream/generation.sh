@@ -16,9 +16,11 @@
 #    runs rma-write-efa-direct instead, a write that takes no immediate).
 # The profiles efa and extended (0xefa2) run every case (tests/CMakeLists.txt).
 # One ctest per generation, a few seconds a case; each part's time is printed.
-# Usage: generation.sh BUILD PROFILE
+# Usage: generation.sh BUILD PROFILE [ARG...]
+# ARGs go to the end of each script's command line.
 . "$(dirname "$0")/lib.sh" "$1" all
 PROFILE=$2
+shift 2
 
 cases=(pingpong-direct rdm-pingpong)
 case $PROFILE in
@@ -32,10 +34,11 @@ times=()
 for c in verbs "${cases[@]}"; do
 	start=$SECONDS
 	if [ "$c" = verbs ]; then
-		"$UPSTREAM/verbs.sh" "$BUILD" "$PROFILE" || fail "$PROFILE: verbs.sh"
+		"$UPSTREAM/verbs.sh" "$BUILD" "$PROFILE" "$@" ||
+			fail "$PROFILE: verbs.sh $*"
 	else
-		"$UPSTREAM/fabtests.sh" "$BUILD" "$PROFILE" "$c" ||
-			fail "$PROFILE: fabtests.sh $c"
+		"$UPSTREAM/fabtests.sh" "$BUILD" "$PROFILE" "$c" "$@" ||
+			fail "$PROFILE: fabtests.sh $c $*"
 	fi
 	times+=("$c $((SECONDS - start)) s")
 done
