@@ -123,7 +123,7 @@ not_offered() {
 		fail "the efa fabric offers no FI_RMA"
 	grep -q "fi_getinfo.*No data available" "$RUN/server.out" ||
 		fail "fi_rma_bw: $(cat "$RUN/server.out")"
-	echo "ok: $PROFILE $CASE not offered, as on hardware: part $(printf %#x "$part") $why (fi_info -f efa-direct -c FI_RMA $*: ${out##*$'\n'})"
+	echo "ok: $PROFILE $CASE not offered, as on hardware: part $(printf %#x "$part") $why (fi_info -f efa-direct -c FI_RMA${*:+ $*}: ${out##*$'\n'})"
 	exit 0
 }
 # what the profile's device reports (softefa start --profile list)
