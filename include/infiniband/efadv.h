@@ -6,6 +6,7 @@
 #ifndef INFINIBAND_EFADV_H
 #define INFINIBAND_EFADV_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -36,8 +37,10 @@ enum {
 /*
  * flags and sl follow upstream's layout; this provider takes flags
  * EFADV_QP_FLAGS_INLINE_WRITE where the device has RDMA write in 128-byte
- * WQEs, and sl as 0 (EOPNOTSUPP otherwise).  wr_flags takes
- * EFADV_WR_EX_WITH_PROCESSING_HINTS.
+ * WQEs and EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV where it reports
+ * EFADV_DEVICE_ATTR_CAPS_UNSOLICITED_WRITE_RECV (EOPNOTSUPP otherwise),
+ * and hands sl, the QP's service level, to the device as it is.  wr_flags
+ * takes EFADV_WR_EX_WITH_PROCESSING_HINTS.
  */
 struct efadv_qp_init_attr {
 	uint64_t comp_mask;
@@ -120,6 +123,10 @@ enum {
 	EFADV_DEVICE_ATTR_CAPS_RNR_RETRY = 1 << 1,
 	EFADV_DEVICE_ATTR_CAPS_CQ_WITH_SGID = 1 << 2,
 	EFADV_DEVICE_ATTR_CAPS_RDMA_WRITE = 1 << 3,
+	/* for EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV and
+	 * EFADV_WC_EX_WITH_IS_UNSOLICITED
+	 */
+	EFADV_DEVICE_ATTR_CAPS_UNSOLICITED_WRITE_RECV = 1 << 4,
 	EFADV_DEVICE_ATTR_CAPS_COMP_CNTR = 1 << 6,	/* never with libibverbs < 65 */
 };
 
@@ -151,10 +158,12 @@ int efadv_query_ah(struct ibv_ah *ibvah, struct efadv_ah_attr *attr,
 struct efadv_cq {
 	uint64_t comp_mask;
 	int (*wc_read_sgid)(struct efadv_cq *efadv_cq, union ibv_gid *sgid);
+	bool (*wc_is_unsolicited)(struct efadv_cq *efadv_cq);
 };
 
 enum {
 	EFADV_WC_EX_WITH_SGID = 1 << 0,
+	EFADV_WC_EX_WITH_IS_UNSOLICITED = 1 << 1,
 };
 
 struct efadv_cq_init_attr {
@@ -190,6 +199,16 @@ static inline int efadv_wc_read_sgid(struct efadv_cq *efadv_cq,
 				     union ibv_gid *sgid)
 {
 	return efadv_cq->wc_read_sgid(efadv_cq, sgid);
+}
+
+/*
+ * Whether the completion being read with the extended CQ API is the
+ * receive of an RDMA write with immediate that took no posted receive (a
+ * QP created with EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV): its wr_id is 0.
+ */
+static inline bool efadv_wc_is_unsolicited(struct efadv_cq *efadv_cq)
+{
+	return efadv_cq->wc_is_unsolicited(efadv_cq);
 }
 
 enum {

@@ -276,6 +276,8 @@ int efa_dv_cq_attr_parse(struct efa_context *ctx,
 
 	if (ctx->device_caps & EFA_QUERY_DEVICE_CAPS_CQ_WITH_SGID)
 		supp_wc_flags |= EFADV_WC_EX_WITH_SGID;
+	if (ctx->device_caps & EFA_QUERY_DEVICE_CAPS_UNSOLICITED_WRITE_RECV)
+		supp_wc_flags |= EFADV_WC_EX_WITH_IS_UNSOLICITED;
 	if (in.wc_flags & ~supp_wc_flags) {
 		verbs_err(&ctx->ibvctx, "unsupported EFA wc_flags 0x%llx\n",
 			  (unsigned long long)in.wc_flags);

@@ -76,6 +76,8 @@ uint32_t efa_dv_device_caps(uint32_t kernel_caps, bool with_rdma_size)
 		caps |= EFADV_DEVICE_ATTR_CAPS_RNR_RETRY;
 	if (kernel_caps & EFA_QUERY_DEVICE_CAPS_CQ_WITH_SGID)
 		caps |= EFADV_DEVICE_ATTR_CAPS_CQ_WITH_SGID;
+	if (kernel_caps & EFA_QUERY_DEVICE_CAPS_UNSOLICITED_WRITE_RECV)
+		caps |= EFADV_DEVICE_ATTR_CAPS_UNSOLICITED_WRITE_RECV;
 
 	/* RDMA is only usable by a caller that can also see its size limit. */
 	if (!with_rdma_size)

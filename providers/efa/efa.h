@@ -300,6 +300,12 @@ static inline struct efa_cq *to_efa_cq_ex(struct ibv_cq_ex *ibvcqx)
 				 offsetof(struct efa_cq, verbs_cq.cq_ex));
 }
 
+static inline struct efa_cq *to_efa_cq_dv(struct efadv_cq *efadv_cq)
+{
+	return (struct efa_cq *)((char *)efadv_cq -
+				 offsetof(struct efa_cq, dv_cq));
+}
+
 static inline struct efa_qp *to_efa_qp(struct ibv_qp *ibvqp)
 {
 	return (struct efa_qp *)((char *)ibvqp -
@@ -442,6 +448,10 @@ int efa_dv_qp_attr_parse(struct efa_context *ctx,
 			 const struct ibv_qp_init_attr_ex *attr_ex,
 			 const struct efadv_qp_init_attr *efa_attr,
 			 uint32_t inlen, struct efadv_qp_init_attr *out);
+void efa_qp_udata_fill(struct efa_compat_create_qp *drv,
+		       enum ibv_qp_type type,
+		       const struct efadv_qp_init_attr *dv,
+		       const struct efa_qp_geom *geom);
 
 /* send.c */
 int efa_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,

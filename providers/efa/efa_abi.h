@@ -67,9 +67,10 @@ struct efa_create_cq_resp {
 	struct efa_ibv_create_cq_resp drv;
 };
 
+/* drv in rdma-core v64's layout, with flags and sl (efa_abi_compat.h) */
 struct efa_create_qp {
 	struct ibv_create_qp ibv_cmd;
-	struct efa_ibv_create_qp drv;
+	struct efa_compat_create_qp drv;
 };
 
 struct efa_create_qp_resp {
@@ -144,7 +145,8 @@ _Static_assert(sizeof(struct efa_create_cq_resp) ==
 	       sizeof(struct efa_ibv_create_cq_resp),
 	       "CREATE_CQ response has padding");
 _Static_assert(sizeof(struct efa_create_qp) ==
-	       sizeof(struct ibv_create_qp) + sizeof(struct efa_ibv_create_qp),
+	       sizeof(struct ibv_create_qp) +
+	       sizeof(struct efa_compat_create_qp),
 	       "CREATE_QP command has padding");
 _Static_assert(sizeof(struct efa_create_qp_resp) ==
 	       sizeof(struct ib_uverbs_create_qp_resp) +

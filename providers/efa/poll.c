@@ -116,6 +116,17 @@ static inline bool efa_cqe_is_send(uint8_t flags)
 	       (EFA_IO_SEND_QUEUE << EFA_IO_CDESC_COMMON_Q_TYPE_SHIFT);
 }
 
+/*
+ * The receive of an RDMA write with immediate on a QP that takes them
+ * unsolicited: no posted receive was consumed, so no request id to give
+ * back, and the wr_id is 0.
+ */
+static inline bool efa_cqe_is_unsolicited(uint8_t flags)
+{
+	return !efa_cqe_is_send(flags) &&
+	       (flags & EFA_IO_CDESC_COMMON_UNSOLICITED);
+}
+
 /* The QP a completion belongs to, or NULL if it is not ours. */
 static inline struct efa_qp *efa_cqe_qp(struct efa_cq *cq, uint16_t qpn)
 {
@@ -250,6 +261,10 @@ static inline int efa_cqe_to_wc(struct efa_cq *cq,
 		} else {
 			wc->wc_flags = 0;
 		}
+		if (flags & EFA_IO_CDESC_COMMON_UNSOLICITED) {
+			wc->wr_id = 0;
+			return 0;
+		}
 	}
 	return efa_wq_complete(wq, req_id, &wc->wr_id);
 }
@@ -308,9 +323,12 @@ static int efa_poll_one_ex(struct efa_cq *cq)
 	cq->cur_qp = qp;
 	if (efa_unlikely(!qp))
 		return EINVAL;
-	wq = efa_cqe_is_send(cqe->flags) ? &qp->sq.wq : &qp->rq.wq;
-
 	ibvcqx->status = efa_wc_status(cqe->status);
+	if (efa_cqe_is_unsolicited(cqe->flags)) {
+		ibvcqx->wr_id = 0;
+		return 0;
+	}
+	wq = efa_cqe_is_send(cqe->flags) ? &qp->sq.wq : &qp->rq.wq;
 	return efa_wq_complete(wq, cqe->req_id, &ibvcqx->wr_id);
 }
 
@@ -425,8 +443,7 @@ static uint8_t efa_wc_read_dlid_path_bits(struct ibv_cq_ex *ibvcqx)
  */
 static int efa_wc_read_sgid(struct efadv_cq *efadv_cq, union ibv_gid *sgid)
 {
-	struct efa_cq *cq = (struct efa_cq *)((char *)efadv_cq -
-					      offsetof(struct efa_cq, dv_cq));
+	struct efa_cq *cq = to_efa_cq_dv(efadv_cq);
 	const struct efa_io_rx_cdesc_ex *rcqe = (const void *)cq->cur_cqe;
 	uint8_t flags = rcqe->base.common.flags;
 
@@ -438,6 +455,15 @@ static int efa_wc_read_sgid(struct efadv_cq *efadv_cq, union ibv_gid *sgid)
 
 	memcpy(sgid->raw, rcqe->u.src_addr, sizeof(sgid->raw));
 	return 0;
+}
+
+/*
+ * Set on every CQ, unlike upstream's, which sets it only on a CQ created
+ * with EFADV_WC_EX_WITH_IS_UNSOLICITED: the bit is in every entry.
+ */
+static bool efa_wc_is_unsolicited(struct efadv_cq *efadv_cq)
+{
+	return efa_cqe_is_unsolicited(to_efa_cq_dv(efadv_cq)->cur_cqe->flags);
 }
 
 void efa_cq_fill_pfns(struct efa_cq *cq, uint64_t wc_flags)
@@ -468,4 +494,5 @@ void efa_cq_fill_pfns(struct efa_cq *cq, uint64_t wc_flags)
 
 	cq->dv_cq.comp_mask = 0;
 	cq->dv_cq.wc_read_sgid = efa_wc_read_sgid;
+	cq->dv_cq.wc_is_unsolicited = efa_wc_is_unsolicited;
 }

@@ -253,6 +253,27 @@ err_free:
 }
 
 /*
+ * The kernel's part of CREATE_QP: the rings in bytes, the SRD type, and
+ * from @dv unsolicited write receive and the service level, which the
+ * kernel hands to the device unchecked, as upstream's provider does.
+ */
+void efa_qp_udata_fill(struct efa_compat_create_qp *drv,
+		       enum ibv_qp_type type,
+		       const struct efadv_qp_init_attr *dv,
+		       const struct efa_qp_geom *geom)
+{
+	drv->rq_ring_size = geom->rq_desc_cnt * EFA_IO_RX_DESC_SIZE;
+	/* The device learns the WQE size from this over max_send_wr. */
+	drv->sq_ring_size = geom->sq_wqe_cnt * geom->sq_wqe_size;
+	/* The kernel reads driver_qp_type for IBV_QPT_DRIVER only. */
+	if (type == IBV_QPT_DRIVER)
+		drv->driver_qp_type = dv->driver_qp_type;
+	if (dv->flags & EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV)
+		drv->flags |= EFA_CREATE_QP_WITH_UNSOLICITED_WRITE_RECV;
+	drv->sl = dv->sl;
+}
+
+/*
  * dv: what the caller of efadv_create_qp_ex() asked for, checked by
  * efa_dv_qp_attr_parse(); zeroes but driver_qp_type for the other verbs.
  */
@@ -282,12 +303,7 @@ static struct ibv_qp *create_qp(struct ibv_context *ibvctx,
 		goto err_out;
 	}
 
-	cmd.drv.rq_ring_size = geom.rq_desc_cnt * EFA_IO_RX_DESC_SIZE;
-	/* The device learns the WQE size from this over max_send_wr. */
-	cmd.drv.sq_ring_size = geom.sq_wqe_cnt * geom.sq_wqe_size;
-	/* The kernel reads driver_qp_type for IBV_QPT_DRIVER only. */
-	if (attr->qp_type == IBV_QPT_DRIVER)
-		cmd.drv.driver_qp_type = dv->driver_qp_type;
+	efa_qp_udata_fill(&cmd.drv, attr->qp_type, dv, &geom);
 
 	/* The kernel sizes the QP from the depths really allocated. */
 	attr->cap.max_send_wr = geom.sq_wqe_cnt;
@@ -423,9 +439,11 @@ struct ibv_qp *efadv_create_driver_qp(struct ibv_pd *ibvpd,
  * efa_attr is the caller's struct of inlen bytes: it must reach
  * driver_qp_type, and comp_mask, reserved and anything a newer caller has
  * beyond our struct must be zero (EINVAL).  Of what upstream defines, flags
- * take inline RDMA write where the device writes in 128-byte WQEs, sl is
- * not offered here, and wr_flags takes processing hints only (EOPNOTSUPP).
- * *out is the struct as if the caller's were ours.
+ * take inline RDMA write where the device writes in 128-byte WQEs and
+ * unsolicited write receive where the device has it, and wr_flags takes
+ * processing hints only (EOPNOTSUPP).  sl is the device's to judge: any
+ * value goes, as upstream's provider and the kernel let it.  *out is the
+ * struct as if the caller's were ours.
  */
 int efa_dv_qp_attr_parse(struct efa_context *ctx,
 			 const struct ibv_qp_init_attr_ex *attr_ex,
@@ -457,11 +475,13 @@ int efa_dv_qp_attr_parse(struct efa_context *ctx,
 	if ((ctx->device_caps & EFA_QUERY_DEVICE_CAPS_RDMA_WRITE) &&
 	    ctx->inline_buf_size_ex)
 		flags_ok |= EFADV_QP_FLAGS_INLINE_WRITE;
-	if ((in.flags & ~flags_ok) || in.sl ||
+	if (ctx->device_caps & EFA_QUERY_DEVICE_CAPS_UNSOLICITED_WRITE_RECV)
+		flags_ok |= EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV;
+	if ((in.flags & ~flags_ok) ||
 	    (in.wr_flags & ~(uint64_t)EFADV_WR_EX_WITH_PROCESSING_HINTS)) {
 		verbs_err(&ctx->ibvctx,
-			  "unsupported flags 0x%x, sl %u or wr_flags 0x%llx\n",
-			  in.flags, in.sl, (unsigned long long)in.wr_flags);
+			  "unsupported flags 0x%x (have 0x%x) or wr_flags 0x%llx\n",
+			  in.flags, flags_ok, (unsigned long long)in.wr_flags);
 		return EOPNOTSUPP;
 	}
 

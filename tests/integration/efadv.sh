@@ -1,6 +1,7 @@
 #!/bin/bash
 # efadv through our libefa.so.1, on both profiles: efadv_query_device's
-# values, then EFA_1.4 to 1.7 (efadv_verbs).
+# values, then EFA_1.4 to 1.7, unsolicited write receive and the QP's
+# service level (efadv_verbs).
 . "$(dirname "$0")/lib.sh" "$1"
 PROFILE=$2
 start_host --profile "$PROFILE"
@@ -15,9 +16,9 @@ expect_eq inline_buf_size "$(v inline_buf_size)" 32
 # 128-byte WQEs: inline RDMA write and inline data up to 80 bytes
 expect_eq inline_buf_size_ex "$(v inline_buf_size_ex)" 80
 expect_eq max_rdma_size "$(v max_rdma_size)" 1073741824
-# RDMA read, RNR retry, CQ with SGID and RDMA write, as efadv numbers
-# them: 15, what a real 0xefa1 device reports
-expect_eq device_caps "$(v device_caps)" 0xf
+# RDMA read, RNR retry, CQ with SGID, RDMA write and unsolicited write
+# receive, as efadv numbers them: what a real 0xefa2 device reports
+expect_eq device_caps "$(v device_caps)" 0x1f
 
 # The profiles' sub-CQs per CQ (softefad's profile.c: one ring on every
 # generation but 0xefa0, which generations.sh runs this on).
@@ -31,6 +32,10 @@ grep -q "^inline_writes 80$" <<<"$out" || fail "no inline writes of 1-80"
 grep -q "^inline_send 80$" <<<"$out" || fail "no inline send of 80"
 grep -q "^sq_depth 64 4096 inline_write 2048$" <<<"$out" ||
 	fail "SQ depths of 64- and 128-byte WQEs"
+# writes with immediate that took no receive, as upstream reports them
+grep -q "^unsolicited_write_imm ok$" <<<"$out" ||
+	fail "no unsolicited write with immediate"
+grep -q "^sl 0 8 255 ok$" <<<"$out" || fail "no QPs of service level 0, 8, 255"
 # libibverbs 64's port speed, through ours (4X EDR: 100 Gb/s, in 100 Mb/s)
 if grep -q IBVERBS_PRIVATE_64 <<<"$(objdump -T "$BUILD/lib/libefa.so.1")"; then
 	grep -q "^port_speed 1000$" <<<"$out" || fail "ibv_query_port_speed"

@@ -8,11 +8,13 @@
  * SEFA_SUB_CQS is the profile's sub-CQs per CQ.
  */
 #include <check.h>
+#include <endian.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <infiniband/efadv.h>
 #include <infiniband/verbs.h>
@@ -65,12 +67,16 @@ static void teardown(void)
 	free(buf);
 }
 
-/* An SRD QP; with @flags (EFADV_QP_FLAGS_*) or @max_inline, RDMA write. */
-static struct ibv_qp *srd_qp_flags(uint32_t sq, uint32_t max_inline,
-				   uint16_t flags, int *err)
+/*
+ * An SRD QP on @qcq; with @flags (EFADV_QP_FLAGS_*) or @max_inline, RDMA
+ * write (with immediate too) where the device has it; service level @sl.
+ */
+static struct ibv_qp *srd_qp_on(struct ibv_cq *qcq, uint32_t sq,
+				uint32_t max_inline, uint16_t flags,
+				uint8_t sl, int *err)
 {
 	struct ibv_qp_init_attr_ex a = {
-		.qp_type = IBV_QPT_DRIVER, .send_cq = cq, .recv_cq = cq,
+		.qp_type = IBV_QPT_DRIVER, .send_cq = qcq, .recv_cq = qcq,
 		.pd = pd,
 		.cap = { .max_send_wr = sq, .max_recv_wr = 16,
 			 .max_send_sge = 1, .max_recv_sge = 1,
@@ -82,14 +88,22 @@ static struct ibv_qp *srd_qp_flags(uint32_t sq, uint32_t max_inline,
 	struct efadv_qp_init_attr e = {
 		.driver_qp_type = EFADV_QP_DRIVER_TYPE_SRD,
 		.flags = flags,
+		.sl = sl,
 	};
 	struct ibv_qp *qp;
 
 	if (dv.device_caps & EFADV_DEVICE_ATTR_CAPS_RDMA_WRITE)
-		a.send_ops_flags |= IBV_QP_EX_WITH_RDMA_WRITE;
+		a.send_ops_flags |= IBV_QP_EX_WITH_RDMA_WRITE |
+				    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
 	qp = efadv_create_qp_ex(ctx, &a, &e, sizeof(e));
 	*err = qp ? 0 : errno;
 	return qp;
+}
+
+static struct ibv_qp *srd_qp_flags(uint32_t sq, uint32_t max_inline,
+				   uint16_t flags, int *err)
+{
+	return srd_qp_on(cq, sq, max_inline, flags, 0, err);
 }
 
 static struct ibv_qp *srd_qp(uint32_t sq, uint32_t rq, uint32_t rq_sge,
@@ -698,12 +712,272 @@ START_TEST(test_processing_hints)
 	ck_assert_ptr_null(srd_qp(1, 1, 1, 2, &err));
 	ck_assert_int_eq(err, EOPNOTSUPP);
 	e.wr_flags = 0;
-	e.flags = 1;
+	e.flags = 1 << 2;
 	ck_assert_ptr_null(efadv_create_qp_ex(ctx, &a, &e, sizeof(e)));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
 
 	ck_assert_int_eq(ibv_destroy_qp(plain), 0);
 	ck_assert_int_eq(ibv_destroy_qp(tx), 0);
+	ck_assert_int_eq(ibv_destroy_qp(rx), 0);
+	ck_assert_int_eq(ibv_destroy_ah(ah), 0);
+}
+END_TEST
+
+/* The next completion of @cqx through the extended API, and its bit. */
+static struct ibv_wc poll_ex_one(struct ibv_cq_ex *cqx, bool *unsol)
+{
+	struct ibv_poll_cq_attr attr = {};
+	struct ibv_wc wc = {};
+	int ret, ms = 0;
+
+	while ((ret = ibv_start_poll(cqx, &attr)) == ENOENT) {
+		ck_assert_msg(ms++ < WAIT_MS, "no completion in %d ms",
+			      WAIT_MS);
+		usleep(1000);
+	}
+	ck_assert_int_eq(ret, 0);
+	wc.wr_id = cqx->wr_id;
+	wc.status = cqx->status;
+	wc.opcode = ibv_wc_read_opcode(cqx);
+	wc.byte_len = ibv_wc_read_byte_len(cqx);
+	wc.wc_flags = ibv_wc_read_wc_flags(cqx);
+	wc.qp_num = ibv_wc_read_qp_num(cqx);
+	if (wc.wc_flags & IBV_WC_WITH_IMM)
+		wc.imm_data = ibv_wc_read_imm_data(cqx);
+	*unsol = efadv_wc_is_unsolicited(efadv_cq_from_ibv_cq_ex(cqx));
+	ibv_end_poll(cqx);
+	return wc;
+}
+
+/* The target's receive of a write with immediate, as upstream reports it. */
+static void expect_write_imm(struct ibv_wc wc, uint64_t wr_id, uint32_t qpn,
+			     uint32_t len, uint32_t imm)
+{
+	ck_assert_msg(wc.status == IBV_WC_SUCCESS, "status %s",
+		      ibv_wc_status_str(wc.status));
+	ck_assert_int_eq(wc.opcode, IBV_WC_RECV_RDMA_WITH_IMM);
+	ck_assert_uint_eq(wc.wr_id, wr_id);
+	ck_assert_uint_eq(wc.qp_num, qpn);
+	ck_assert_uint_eq(wc.byte_len, len);
+	ck_assert_uint_eq(wc.wc_flags & IBV_WC_WITH_IMM, IBV_WC_WITH_IMM);
+	ck_assert_uint_eq(be32toh(wc.imm_data), imm);
+}
+
+/*
+ * A write with immediate of @len bytes from buf to @to through @qp, wr_id
+ * @imm (the ibv_wr_* API: ibv_post_send() takes sends only on SRD).
+ */
+static void write_imm(struct ibv_qp *qp, struct ibv_ah *ah, uint32_t dqpn,
+		      uint32_t rkey, uint8_t *to, uint32_t len, uint32_t imm)
+{
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(qp);
+
+	for (uint32_t i = 0; i < len; i++)
+		buf[i] = (uint8_t)(imm + i * 13);
+	memset(to, 0, len + 1);
+	ibv_wr_start(qpx);
+	qpx->wr_id = imm;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write_imm(qpx, rkey, (uintptr_t)to, htobe32(imm));
+	ibv_wr_set_sge(qpx, mr->lkey, (uintptr_t)buf, len);
+	ibv_wr_set_ud_addr(qpx, ah, dqpn, QKEY);
+	ck_assert_int_eq(ibv_wr_complete(qpx), 0);
+}
+
+/* A send of @len bytes from buf, wr_id 5. */
+static void send_to(struct ibv_qp *qp, struct ibv_ah *ah, uint32_t dqpn,
+		    uint32_t len)
+{
+	struct ibv_sge sge = { (uintptr_t)buf, len, mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 5, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+		.wr.ud = { ah, dqpn, QKEY },
+	}, *bad;
+
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), 0);
+}
+
+/*
+ * The sender's completion of @tx_wr_id from cq, and, when the target's
+ * receive completes there too (@rx_here), the target's, in either order.
+ */
+static struct ibv_wc poll_tx_rx(uint64_t tx_wr_id, bool rx_here)
+{
+	struct ibv_wc wc, rx = { .status = IBV_WC_GENERAL_ERR };
+	bool tx_seen = false;
+
+	for (int n = rx_here ? 2 : 1; n; n--) {
+		wc = dp_poll_one(cq, WAIT_MS);
+		if (!tx_seen && wc.wr_id == tx_wr_id &&
+		    (wc.opcode == IBV_WC_SEND ||
+		     wc.opcode == IBV_WC_RDMA_WRITE)) {
+			ck_assert_msg(wc.status == IBV_WC_SUCCESS,
+				      "sender: %s",
+				      ibv_wc_status_str(wc.status));
+			tx_seen = true;
+		} else {
+			rx = wc;
+		}
+	}
+	ck_assert_msg(tx_seen, "no sender's completion of %llu",
+		      (unsigned long long)tx_wr_id);
+	return rx;
+}
+
+static void post_recv_77(struct ibv_qp *rx)
+{
+	struct ibv_sge sge = { (uintptr_t)buf + 2 * MSG_LEN, MSG_LEN,
+			       mr->lkey };
+	struct ibv_recv_wr rwr = { .wr_id = 77, .sg_list = &sge,
+				   .num_sge = 1 }, *bad;
+
+	memset(buf + 2 * MSG_LEN, 0, MSG_LEN);
+	ck_assert_int_eq(ibv_post_recv(rx, &rwr, &bad), 0);
+}
+
+/*
+ * Unsolicited RDMA write with immediate receive, where the device has it
+ * (efa2 on): writes to QPs created with EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV
+ * complete at the target with wr_id 0, IBV_WC_RECV_RDMA_WITH_IMM, the
+ * immediate and length, efadv_wc_is_unsolicited() true, through the
+ * extended API on a CQ asking for the bit and through ibv_poll_cq(); the
+ * data is checked at the target, and the receive posted before is still
+ * there for a send after.  A QP without the flag takes a receive for the
+ * same write.  Where the device lacks it, the flag and the CQ bit are
+ * refused with EOPNOTSUPP, as upstream's provider refuses them.
+ */
+START_TEST(test_unsolicited_write_recv)
+{
+	enum { TLEN = 4 * 4096, WLEN = 200 };
+	struct efadv_cq_init_attr ce = {
+		.wc_flags = EFADV_WC_EX_WITH_IS_UNSOLICITED,
+	};
+	struct ibv_cq_init_attr_ex ca = {
+		.cqe = 64, .wc_flags = IBV_WC_STANDARD_FLAGS,
+	};
+	struct ibv_qp *tx, *rx_ex, *rx, *rx_plain;
+	struct ibv_cq_ex *cqx;
+	uint8_t *tbuf;
+	struct ibv_mr *tmr;
+	struct ibv_ah *ah;
+	struct ibv_wc wc;
+	bool unsol;
+	int err;
+
+	if (!(dv.device_caps & EFADV_DEVICE_ATTR_CAPS_UNSOLICITED_WRITE_RECV)) {
+		ck_assert_ptr_null(srd_qp_flags(16, 0,
+			EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV, &err));
+		ck_assert_int_eq(err, EOPNOTSUPP);
+		errno = 0;
+		ck_assert_ptr_null(efadv_create_cq(ctx, &ca, &ce, sizeof(ce)));
+		ck_assert_int_eq(errno, EOPNOTSUPP);
+		printf("unsolicited refused\n");
+		return;
+	}
+	tbuf = aligned_alloc(4096, TLEN);
+	ck_assert_ptr_nonnull(tbuf);
+	tmr = ibv_reg_mr(pd, tbuf, TLEN,
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	ck_assert_ptr_nonnull(tmr);
+	cqx = efadv_create_cq(ctx, &ca, &ce, sizeof(ce));
+	ck_assert_msg(cqx, "CQ with the unsolicited bit: %s", strerror(errno));
+	ah = dev_create_ah(pd, &gid);
+	ck_assert_ptr_nonnull(ah);
+	tx = srd_qp_flags(16, 0, 0, &err);
+	ck_assert_ptr_nonnull(tx);
+	rx_ex = srd_qp_on(ibv_cq_ex_to_cq(cqx), 16, 0,
+			  EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV, 0, &err);
+	ck_assert_msg(rx_ex, "unsolicited QP: %s", strerror(err));
+	rx = srd_qp_flags(16, 0, EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV, &err);
+	ck_assert_msg(rx, "unsolicited QP: %s", strerror(err));
+	rx_plain = srd_qp_flags(16, 0, 0, &err);
+	ck_assert_ptr_nonnull(rx_plain);
+	ck_assert_int_eq(dev_ud_to_rts(tx, QKEY, 7), 0);
+	ck_assert_int_eq(dev_ud_to_rts(rx_ex, QKEY, 7), 0);
+	ck_assert_int_eq(dev_ud_to_rts(rx, QKEY, 7), 0);
+	ck_assert_int_eq(dev_ud_to_rts(rx_plain, QKEY, 7), 0);
+
+	/* start_poll and efadv_wc_is_unsolicited(), a receive waiting */
+	post_recv_77(rx_ex);
+	write_imm(tx, ah, rx_ex->qp_num, tmr->rkey, tbuf, WLEN, 0xfeed1);
+	poll_tx_rx(0xfeed1, false);
+	wc = poll_ex_one(cqx, &unsol);
+	ck_assert(unsol);
+	expect_write_imm(wc, 0, rx_ex->qp_num, WLEN, 0xfeed1);
+	ck_assert_mem_eq(tbuf, buf, WLEN);
+	ck_assert_uint_eq(tbuf[WLEN], 0);
+	send_to(tx, ah, rx_ex->qp_num, 64);
+	poll_tx_rx(5, false);
+	wc = poll_ex_one(cqx, &unsol);
+	ck_assert(!unsol);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(wc.opcode, IBV_WC_RECV);
+	ck_assert_uint_eq(wc.wr_id, 77);
+	ck_assert_uint_eq(wc.byte_len, 64);
+	ck_assert_mem_eq(buf + 2 * MSG_LEN, buf, 64);
+
+	/* ibv_poll_cq(), on a CQ created without asking for the bit */
+	post_recv_77(rx);
+	write_imm(tx, ah, rx->qp_num, tmr->rkey, tbuf + 4096, 500, 0xbeef0);
+	wc = poll_tx_rx(0xbeef0, true);
+	expect_write_imm(wc, 0, rx->qp_num, 500, 0xbeef0);
+	ck_assert_mem_eq(tbuf + 4096, buf, 500);
+	send_to(tx, ah, rx->qp_num, 32);
+	wc = poll_tx_rx(5, true);
+	ck_assert_int_eq(wc.opcode, IBV_WC_RECV);
+	ck_assert_uint_eq(wc.wr_id, 77);
+	ck_assert_uint_eq(wc.byte_len, 32);
+
+	/* without the flag the write takes the posted receive */
+	post_recv_77(rx_plain);
+	write_imm(tx, ah, rx_plain->qp_num, tmr->rkey, tbuf + 8192, WLEN,
+		  0xabc2);
+	wc = poll_tx_rx(0xabc2, true);
+	expect_write_imm(wc, 77, rx_plain->qp_num, WLEN, 0xabc2);
+	ck_assert_mem_eq(tbuf + 8192, buf, WLEN);
+	printf("unsolicited_write_imm ok\n");
+
+	ck_assert_int_eq(ibv_destroy_qp(rx_plain), 0);
+	ck_assert_int_eq(ibv_destroy_qp(rx), 0);
+	ck_assert_int_eq(ibv_destroy_qp(rx_ex), 0);
+	ck_assert_int_eq(ibv_destroy_qp(tx), 0);
+	ck_assert_int_eq(ibv_destroy_ah(ah), 0);
+	ck_assert_int_eq(ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), 0);
+	ck_assert_int_eq(ibv_dereg_mr(tmr), 0);
+	free(tbuf);
+}
+END_TEST
+
+/*
+ * A QP's service level goes to the device as given: upstream's provider
+ * and the kernel check no range of it.  0, libfabric's low-latency 8 and
+ * 255 make working QPs.
+ */
+START_TEST(test_sl)
+{
+	static const uint8_t sls[] = { 0, 8, 255 };
+	struct ibv_qp *rx = srd_qp_rts(0), *qp;
+	struct ibv_ah *ah = dev_create_ah(pd, &gid);
+	struct ibv_wc wc;
+	int err;
+
+	ck_assert_ptr_nonnull(ah);
+	for (size_t i = 0; i < sizeof(sls); i++) {
+		qp = srd_qp_on(cq, 16, 0, 0, sls[i], &err);
+		ck_assert_msg(qp, "sl %u: %s", sls[i], strerror(err));
+		ck_assert_int_eq(dev_ud_to_rts(qp, QKEY, 7), 0);
+		for (int j = 0; j < MSG_LEN; j++)
+			buf[j] = (uint8_t)(sls[i] + j);
+		post_recv_77(rx);
+		send_to(qp, ah, rx->qp_num, MSG_LEN);
+		wc = poll_tx_rx(5, true);
+		ck_assert_msg(wc.status == IBV_WC_SUCCESS && wc.wr_id == 77 &&
+			      wc.byte_len == MSG_LEN, "sl %u: receive", sls[i]);
+		ck_assert_mem_eq(buf + 2 * MSG_LEN, buf, MSG_LEN);
+		ck_assert_int_eq(ibv_destroy_qp(qp), 0);
+	}
+	printf("sl 0 8 255 ok\n");
 	ck_assert_int_eq(ibv_destroy_qp(rx), 0);
 	ck_assert_int_eq(ibv_destroy_ah(ah), 0);
 }
@@ -760,6 +1034,8 @@ static Suite *efadv_suite(void)
 #endif
 	tcase_add_test(tc, test_rq_depth);
 	tcase_add_test(tc, test_processing_hints);
+	tcase_add_test(tc, test_unsolicited_write_recv);
+	tcase_add_test(tc, test_sl);
 	tcase_add_test(tc, test_comp_cntr);
 	suite_add_tcase(s, tc);
 	return s;

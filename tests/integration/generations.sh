@@ -12,11 +12,11 @@
 # profile part sub_cqs efadv_caps max_rdma_size speed width
 table="efa0 61344 2 0x6 0 25.0 4X
 efa1 61345 1 0xf 1073741824 25.0 4X
-efa2 61346 1 0xf 1073741824 25.0 4X
-efa3 61347 1 0xf 1073741824 50.0 4X
-efa4 61348 1 0xf 1073741824 50.0 8X
-efa 61346 1 0xf 1073741824 25.0 4X
-extended 61346 1 0xf 1073741824 25.0 4X"
+efa2 61346 1 0x1f 1073741824 25.0 4X
+efa3 61347 1 0x1f 1073741824 50.0 4X
+efa4 61348 1 0x1f 1073741824 50.0 8X
+efa 61346 1 0x1f 1073741824 25.0 4X
+extended 61346 1 0x1f 1073741824 25.0 4X"
 
 hw() {
 	cat "$RUN/sys/class/infiniband/efa_0/ports/1/hw_counters/$1"
@@ -97,15 +97,19 @@ while read -r prof part subcqs caps rdma speed width; do
 			sx -- "$BUILD/bin/dp_verbs" >"$RUN/dp.out" 2>&1 ||
 			fail "$prof: dp_verbs: $(tail -20 "$RUN/dp.out")"
 	fi
-	# efadv on sub-CQs, after the counters were checked (the others run
-	# it in efadv.sh): efadv_query_cq gives the first ring, as upstream's
+	# efadv, after the counters were checked: on sub-CQs efadv_query_cq
+	# gives the first ring, as upstream's; unsolicited write receive
+	# where the caps say so (efadv's 0x10), else its flag refused
+	dvout=$(SEFA_SUB_CQS=$subcqs sx --provider ours -- \
+		"$BUILD/bin/efadv_verbs" 2>&1) ||
+		fail "$prof: efadv_verbs: $dvout"
 	if [ "$subcqs" -gt 1 ]; then
-		dvout=$(SEFA_SUB_CQS=$subcqs sx --provider ours -- \
-			"$BUILD/bin/efadv_verbs" 2>&1) ||
-			fail "$prof: efadv_verbs: $dvout"
 		grep -q "^query_cq sub_cqs $subcqs entry_size 16 num_entries 128$" \
 			<<<"$dvout" || fail "$prof: efadv_query_cq: $dvout"
 	fi
+	unsol="unsolicited refused"
+	[ $((caps & 0x10)) = 0 ] || unsol="unsolicited_write_imm ok"
+	grep -qx "$unsol" <<<"$dvout" || fail "$prof: not '$unsol': $dvout"
 	stop_host
 	echo "ok: $prof"
 done <<<"$table"

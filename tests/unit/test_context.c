@@ -230,6 +230,8 @@ START_TEST(test_dv_caps_mapping)
 		  EFADV_DEVICE_ATTR_CAPS_CQ_WITH_SGID, false },
 		{ EFA_QUERY_DEVICE_CAPS_RDMA_WRITE,
 		  EFADV_DEVICE_ATTR_CAPS_RDMA_WRITE, true },
+		{ EFA_QUERY_DEVICE_CAPS_UNSOLICITED_WRITE_RECV,
+		  EFADV_DEVICE_ATTR_CAPS_UNSOLICITED_WRITE_RECV, false },
 		/* Kernel-only capabilities are not surfaced. */
 		{ EFA_QUERY_DEVICE_CAPS_CQ_NOTIFICATIONS, 0, false },
 		{ 1 << 4, 0, false },
@@ -245,6 +247,9 @@ START_TEST(test_dv_caps_mapping)
 	}
 	ck_assert_uint_eq(efa_dv_device_caps(0x2b, true), 0xf);
 	ck_assert_uint_eq(efa_dv_device_caps(0x2b, false), 0x6);
+	/* 0xefa2 on, as softefad's profiles and upstream's efadv see it */
+	ck_assert_uint_eq(efa_dv_device_caps(0x6b, true), 0x1f);
+	ck_assert_uint_eq(efa_dv_device_caps(0x6b, false), 0x16);
 }
 END_TEST
 

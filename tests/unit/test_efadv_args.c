@@ -57,6 +57,15 @@ _Static_assert(offsetof(struct efadv_comp_cntr_init_attr,
 _Static_assert(sizeof(struct efadv_cq_init_attr) == 16, "cq attr");
 _Static_assert(offsetof(struct efadv_cq_init_attr, wc_flags) == 8, "cq");
 _Static_assert(offsetof(struct efadv_cq, wc_read_sgid) == 8, "efadv_cq");
+_Static_assert(offsetof(struct efadv_cq, wc_is_unsolicited) == 16, "efadv_cq");
+_Static_assert(sizeof(struct efadv_cq) == 24, "efadv_cq");
+/* the values of rdma-core v64's efadv.h and efa-abi.h */
+_Static_assert(EFADV_DEVICE_ATTR_CAPS_UNSOLICITED_WRITE_RECV == 1 << 4, "cap");
+_Static_assert(EFADV_WC_EX_WITH_IS_UNSOLICITED == 1 << 1, "wc flag");
+_Static_assert(EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV ==
+	       EFA_CREATE_QP_WITH_UNSOLICITED_WRITE_RECV, "qp flag");
+_Static_assert(offsetof(struct efa_compat_create_qp, flags) == 16, "cmd");
+_Static_assert(offsetof(struct efa_compat_create_qp, sl) == 18, "cmd");
 
 #define FAKE_FD 987
 
@@ -311,8 +320,14 @@ START_TEST(test_create_cq_attr)
 	ck_assert_int_eq(cq_parse(16, &sgid), EINVAL);
 	buf.cq.comp_mask = 0;
 
-	buf.cq.wc_flags = 1 << 1;
+	buf.cq.wc_flags = 1 << 2;
 	ck_assert_int_eq(cq_parse(16, &sgid), EOPNOTSUPP);
+	/* the unsolicited bit where the device has unsolicited receives */
+	buf.cq.wc_flags = EFADV_WC_EX_WITH_IS_UNSOLICITED;
+	ck_assert_int_eq(cq_parse(16, &sgid), EOPNOTSUPP);
+	fx.ctx->device_caps |= EFA_QUERY_DEVICE_CAPS_UNSOLICITED_WRITE_RECV;
+	ck_assert_int_eq(cq_parse(16, &sgid), 0);
+	ck_assert(!sgid);
 	buf.cq.wc_flags = EFADV_WC_EX_WITH_SGID;
 	fx.ctx->device_caps &= ~EFA_QUERY_DEVICE_CAPS_CQ_WITH_SGID;
 	ck_assert_int_eq(cq_parse(16, &sgid), EOPNOTSUPP);
@@ -357,14 +372,15 @@ START_TEST(test_create_cq_refused)
 }
 END_TEST
 
+static struct efadv_qp_init_attr qp_out;
+
 static int qp_parse(struct ibv_qp_init_attr_ex *attr, uint32_t inlen,
 		    uint32_t *type)
 {
-	struct efadv_qp_init_attr out;
-	int err = efa_dv_qp_attr_parse(fx.ctx, attr, &buf.qp, inlen, &out);
+	int err = efa_dv_qp_attr_parse(fx.ctx, attr, &buf.qp, inlen, &qp_out);
 
 	if (!err)
-		*type = out.driver_qp_type;
+		*type = qp_out.driver_qp_type;
 	return err;
 }
 
@@ -400,9 +416,7 @@ START_TEST(test_create_qp_ex_attr)
 	ck_assert_int_eq(qp_parse(&attr, 15, &type), 0);
 	buf.qp.reserved = 0;
 
-	/* inline RDMA write with 128-byte WQEs only; unsolicited write
-	 * receive and sl: not offered
-	 */
+	/* inline RDMA write with 128-byte WQEs only */
 	buf.qp.flags = EFADV_QP_FLAGS_INLINE_WRITE;
 	ck_assert_int_eq(qp_parse(&attr, 16, &type), EOPNOTSUPP);
 	fx.ctx->inline_buf_size_ex = 80;
@@ -410,12 +424,30 @@ START_TEST(test_create_qp_ex_attr)
 	fx.ctx->device_caps &= ~EFA_QUERY_DEVICE_CAPS_RDMA_WRITE;
 	ck_assert_int_eq(qp_parse(&attr, 16, &type), EOPNOTSUPP);
 	fx.ctx->device_caps |= EFA_QUERY_DEVICE_CAPS_RDMA_WRITE;
+	fx.ctx->inline_buf_size_ex = 0;
+
+	/* unsolicited write receive where the device reports it, as upstream */
 	buf.qp.flags = EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV;
 	ck_assert_int_eq(qp_parse(&attr, 16, &type), EOPNOTSUPP);
-	fx.ctx->inline_buf_size_ex = 0;
-	buf.qp.flags = 0;
-	buf.qp.sl = 1;
+	fx.ctx->device_caps |= EFA_QUERY_DEVICE_CAPS_UNSOLICITED_WRITE_RECV;
+	ck_assert_int_eq(qp_parse(&attr, 16, &type), 0);
+	ck_assert_uint_eq(qp_out.flags, EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV);
+	buf.qp.flags = EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV | 1 << 2;
 	ck_assert_int_eq(qp_parse(&attr, 16, &type), EOPNOTSUPP);
+	/* flags beyond inlen are not the caller's */
+	ck_assert_int_eq(qp_parse(&attr, 12, &type), 0);
+	ck_assert_uint_eq(qp_out.flags, 0);
+	buf.qp.flags = 0;
+
+	/* sl: every value goes to the kernel, which hands it on unchecked */
+	for (unsigned int sl = 0; sl <= 255; sl++) {
+		buf.qp.sl = sl;
+		ck_assert_int_eq(qp_parse(&attr, 16, &type), 0);
+		ck_assert_uint_eq(qp_out.sl, sl);
+	}
+	/* a caller whose struct ends before sl gets the default, 0 */
+	ck_assert_int_eq(qp_parse(&attr, 14, &type), 0);
+	ck_assert_uint_eq(qp_out.sl, 0);
 	buf.qp.sl = 0;
 
 	/* wr_flags: processing hints only */
@@ -429,6 +461,44 @@ START_TEST(test_create_qp_ex_attr)
 	ck_assert_int_eq(qp_parse(&attr, 32, &type), 0);
 	buf.bytes[31] = 1;
 	ck_assert_int_eq(qp_parse(&attr, 32, &type), EINVAL);
+}
+END_TEST
+
+/* What CREATE_QP's udata carries, at rdma-core v64's offsets. */
+START_TEST(test_create_qp_udata)
+{
+	const struct efa_qp_geom geom = { .sq_wqe_cnt = 64,
+					  .sq_wqe_size = 128,
+					  .rq_desc_cnt = 32 };
+	struct efadv_qp_init_attr dv = {
+		.driver_qp_type = EFADV_QP_DRIVER_TYPE_SRD,
+		.flags = EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV |
+			 EFADV_QP_FLAGS_INLINE_WRITE,
+		.sl = 8,
+	};
+	struct efa_compat_create_qp drv;
+	uint8_t *b = (uint8_t *)&drv;
+
+	memset(&drv, 0, sizeof(drv));
+	efa_qp_udata_fill(&drv, IBV_QPT_DRIVER, &dv, &geom);
+	ck_assert_uint_eq(drv.rq_ring_size, 32 * 16);
+	ck_assert_uint_eq(drv.sq_ring_size, 64 * 128);
+	ck_assert_uint_eq(drv.driver_qp_type, EFA_QP_DRIVER_TYPE_SRD);
+	/* inline write is the provider's business, not the kernel's */
+	ck_assert_uint_eq(b[16] | b[17] << 8,
+			  EFA_CREATE_QP_WITH_UNSOLICITED_WRITE_RECV);
+	ck_assert_uint_eq(b[18], 8);
+	sefa_assert_zeroed(b, 19, sizeof(drv));
+
+	memset(&drv, 0, sizeof(drv));
+	dv.flags = 0;
+	dv.sl = 255;
+	dv.driver_qp_type = 3;
+	efa_qp_udata_fill(&drv, IBV_QPT_UD, &dv, &geom);
+	ck_assert_uint_eq(drv.flags, 0);
+	ck_assert_uint_eq(drv.sl, 255);
+	/* read for IBV_QPT_DRIVER only */
+	ck_assert_uint_eq(drv.driver_qp_type, 0);
 }
 END_TEST
 
@@ -757,6 +827,7 @@ static Suite *efadv_suite(void)
 	tcase_add_test(tc, test_create_cq_attr);
 	tcase_add_test(tc, test_create_cq_refused);
 	tcase_add_test(tc, test_create_qp_ex_attr);
+	tcase_add_test(tc, test_create_qp_udata);
 	tcase_add_test(tc, test_create_qp_refused);
 	tcase_add_test(tc, test_geometry);
 	tcase_add_test(tc, test_geometry_wqe_128);

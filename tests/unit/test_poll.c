@@ -213,33 +213,134 @@ START_TEST(test_poll_rdma_read)
 }
 END_TEST
 
+/* The target's entry for a write with immediate of @len bytes. */
+static struct efa_io_rx_cdesc_ex write_imm_cqe(uint16_t req_id, uint32_t len,
+					       uint32_t imm)
+{
+	struct efa_io_rx_cdesc_ex rx = cqe(req_id, EFA_IO_RECV_QUEUE, 0);
+
+	rx.base.common.flags |= EFA_IO_CDESC_COMMON_HAS_IMM |
+				EFA_IO_RDMA_WRITE
+					<< EFA_IO_CDESC_COMMON_OP_TYPE_SHIFT;
+	rx.base.length = (uint16_t)len;
+	rx.u.rdma_write.length_hi = len >> 16;
+	rx.base.imm = imm;
+	return rx;
+}
+
+/*
+ * The same, taking no receive (EFADV_QP_FLAGS_UNSOLICITED_WRITE_RECV):
+ * req_id names nothing.
+ */
+static struct efa_io_rx_cdesc_ex unsolicited_cqe(uint32_t len, uint32_t imm)
+{
+	struct efa_io_rx_cdesc_ex rx = write_imm_cqe(0x3ff, len, imm);
+
+	rx.base.common.flags |= EFA_IO_CDESC_COMMON_UNSOLICITED;
+	rx.base.src_qp_num = 66;
+	return rx;
+}
+
+static void expect_write_imm(const struct ibv_wc *wc, uint64_t wr_id,
+			     uint32_t len, uint32_t imm)
+{
+	ck_assert_int_eq(wc->status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(wc->opcode, IBV_WC_RECV_RDMA_WITH_IMM);
+	ck_assert_uint_eq(wc->wc_flags, IBV_WC_WITH_IMM);
+	ck_assert_uint_eq(wc->byte_len, len);
+	ck_assert_uint_eq(wc->imm_data, htobe32(imm));
+	ck_assert_uint_eq(wc->wr_id, wr_id);
+	ck_assert_uint_eq(wc->qp_num, QPN);
+}
+
 /* SRD RDMA write: the requester's completion, the target's immediate. */
 START_TEST(test_poll_rdma_write)
 {
 	struct efa_io_rx_cdesc_ex tx = cqe(post_send(8), EFA_IO_SEND_QUEUE, 0);
-	struct efa_io_rx_cdesc_ex rx = cqe(0, EFA_IO_RECV_QUEUE, 0);
 	struct ibv_wc wc[2];
 
 	tx.base.common.flags |= EFA_IO_RDMA_WRITE
 				<< EFA_IO_CDESC_COMMON_OP_TYPE_SHIFT;
 	efa_fake_cq_push(&fc, tx);
 	ck_assert_int_eq(efa_fake_post_recv(&fq, 9, &sge, 1), 0);
-	rx.base.common.flags |= EFA_IO_CDESC_COMMON_HAS_IMM |
-				EFA_IO_RDMA_WRITE
-					<< EFA_IO_CDESC_COMMON_OP_TYPE_SHIFT;
-	rx.base.length = 0x5678;
-	rx.base.imm = 3;
-	rx.u.rdma_write.length_hi = 0x1234;
-	efa_fake_cq_push(&fc, rx);
+	efa_fake_cq_push(&fc, write_imm_cqe(0, 0x12345678, 3));
 
 	ck_assert_int_eq(efa_poll_cq(&fc.cq->verbs_cq.cq, 2, wc), 2);
 	ck_assert_int_eq(wc[0].opcode, IBV_WC_RDMA_WRITE);
 	ck_assert_uint_eq(wc[0].wr_id, 8);
-	ck_assert_int_eq(wc[1].opcode, IBV_WC_RECV_RDMA_WITH_IMM);
-	ck_assert_uint_eq(wc[1].wc_flags, IBV_WC_WITH_IMM);
-	ck_assert_uint_eq(wc[1].byte_len, 0x12345678);
-	ck_assert_uint_eq(wc[1].imm_data, htobe32(3));
-	ck_assert_uint_eq(wc[1].wr_id, 9);
+	expect_write_imm(&wc[1], 9, 0x12345678, 3);
+}
+END_TEST
+
+/*
+ * An unsolicited write with immediate through ibv_poll_cq(): wr_id 0, the
+ * write's length and immediate, and the receive posted before it still
+ * there for the send after it.
+ */
+START_TEST(test_poll_unsolicited)
+{
+	struct efa_io_rx_cdesc_ex rx = cqe(0, EFA_IO_RECV_QUEUE, 0);
+	struct ibv_wc wc[2];
+
+	ck_assert_int_eq(efa_fake_post_recv(&fq, 9, &sge, 1), 0);
+	efa_fake_cq_push(&fc, unsolicited_cqe(0x12345, 0xfeed));
+	rx.base.length = 40;
+	efa_fake_cq_push(&fc, rx);
+
+	ck_assert_int_eq(efa_poll_cq(&fc.cq->verbs_cq.cq, 1, wc), 1);
+	expect_write_imm(&wc[0], 0, 0x12345, 0xfeed);
+	ck_assert_uint_eq(wc[0].src_qp, 66);
+	/* no request id given back: the receive is still outstanding */
+	ck_assert_uint_eq(fq.qp->rq.wq.wrid_idx_pool_next, 1);
+
+	ck_assert_int_eq(efa_poll_cq(&fc.cq->verbs_cq.cq, 2, wc), 1);
+	ck_assert_uint_eq(wc[0].wr_id, 9);
+	ck_assert_int_eq(wc[0].opcode, IBV_WC_RECV);
+	ck_assert_uint_eq(wc[0].byte_len, 40);
+	ck_assert_uint_eq(fq.qp->rq.wq.wrid_idx_pool_next, 0);
+	ck_assert_uint_eq(fc.db, 2);
+}
+END_TEST
+
+/* The same through the extended API, efadv_wc_is_unsolicited() telling. */
+START_TEST(test_poll_ex_unsolicited)
+{
+	struct ibv_cq_ex *cqx = &fc.cq->verbs_cq.cq_ex;
+	struct efadv_cq *dv = efadv_cq_from_ibv_cq_ex(cqx);
+	struct efa_io_rx_cdesc_ex rx = cqe(0, EFA_IO_RECV_QUEUE, 0);
+	struct efa_io_rx_cdesc_ex tx = cqe(post_send(400), EFA_IO_SEND_QUEUE,
+					   0);
+	struct ibv_poll_cq_attr attr = {};
+
+	ck_assert_ptr_eq(dv, &fc.cq->dv_cq);
+	ck_assert_int_eq(efa_fake_post_recv(&fq, 9, &sge, 1), 0);
+	efa_fake_cq_push(&fc, unsolicited_cqe(512, 0xbeef));
+	efa_fake_cq_push(&fc, rx);
+	tx.base.common.flags |= EFA_IO_CDESC_COMMON_UNSOLICITED;
+	efa_fake_cq_push(&fc, tx);
+
+	ck_assert_int_eq(ibv_start_poll(cqx, &attr), 0);
+	ck_assert(efadv_wc_is_unsolicited(dv));
+	ck_assert_int_eq(cqx->status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(cqx->wr_id, 0);
+	ck_assert_int_eq(ibv_wc_read_opcode(cqx), IBV_WC_RECV_RDMA_WITH_IMM);
+	ck_assert_uint_eq(ibv_wc_read_wc_flags(cqx), IBV_WC_WITH_IMM);
+	ck_assert_uint_eq(ibv_wc_read_imm_data(cqx), htobe32(0xbeef));
+	ck_assert_uint_eq(ibv_wc_read_byte_len(cqx), 512);
+	ck_assert_uint_eq(ibv_wc_read_qp_num(cqx), QPN);
+	ck_assert_uint_eq(fq.qp->rq.wq.wrid_idx_pool_next, 1);
+
+	ck_assert_int_eq(ibv_next_poll(cqx), 0);
+	ck_assert(!efadv_wc_is_unsolicited(dv));
+	ck_assert_uint_eq(cqx->wr_id, 9);
+	ck_assert_int_eq(ibv_wc_read_opcode(cqx), IBV_WC_RECV);
+	ck_assert_uint_eq(fq.qp->rq.wq.wrid_idx_pool_next, 0);
+
+	/* on a send entry, the bit means nothing */
+	ck_assert_int_eq(ibv_next_poll(cqx), 0);
+	ck_assert(!efadv_wc_is_unsolicited(dv));
+	ck_assert_uint_eq(cqx->wr_id, 400);
+	ibv_end_poll(cqx);
 }
 END_TEST
 
@@ -483,6 +584,8 @@ static Suite *poll_suite(void)
 	tcase_add_test(sgid, test_read_sgid);
 	tcase_add_test(sgid, test_poll_rdma_write);
 	tcase_add_test(sgid, test_poll_send_len_16);
+	tcase_add_test(sgid, test_poll_unsolicited);
+	tcase_add_test(sgid, test_poll_ex_unsolicited);
 	suite_add_tcase(s, sgid);
 	return s;
 }
