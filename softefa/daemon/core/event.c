@@ -16,7 +16,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <rdma/ib_user_verbs.h>
@@ -81,16 +80,12 @@ static bool client_fd_is(struct sefa_client *c, int fd,
 			 const struct sefa_event_file *ef)
 {
 	struct stat st;
-	int pidfd, dup;
 	bool same;
+	int dup;
 
 	if (fd < 0 || fd != ef->client_fd)
 		return false;
-	pidfd = syscall(SYS_pidfd_open, c->pid, 0);
-	if (pidfd < 0)
-		return false;
-	dup = syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-	close(pidfd);
+	dup = sefa_fdget(c, fd);
 	if (dup < 0)
 		return false;
 	same = !fstat(dup, &st) && st.st_ino == ef->ino;

@@ -7,7 +7,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "core/core.h"
 
@@ -68,6 +70,26 @@ int sefa_clear_user(struct sefa_client *c, uint64_t dst, size_t len)
 		len -= n;
 	}
 	return 0;
+}
+
+/*
+ * The kernel's fdget() in the caller's table: a duplicate of what the
+ * client's descriptor @fd refers to, the same open file, for the caller to
+ * close; -EBADF when it has no such descriptor.  pidfd_getfd() asks what
+ * process_vm_readv() asks, so it gives nothing the daemon did not have.
+ */
+int sefa_fdget(struct sefa_client *c, int fd)
+{
+	int pidfd, dup;
+
+	if (fd < 0)
+		return -EBADF;
+	pidfd = syscall(SYS_pidfd_open, c->pid, 0);
+	if (pidfd < 0)
+		return -EBADF;
+	dup = syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	close(pidfd);
+	return dup < 0 ? -EBADF : dup;
 }
 
 /* Returns 1 if all bytes are zero, 0 if not, -EFAULT if unreadable. */
