@@ -108,6 +108,18 @@ _Static_assert(__builtin_offsetof(struct efa_compat_alloc_ucontext_resp, min_sq_
 #define UVERBS_ATTR_QUERY_PORT_SPEED_RESP	1
 #endif
 
+/*
+ * create_cq with the CQ ring in the caller's memory: a user address or a
+ * dma-buf, after the event fd (the uverbs core after Linux 6.1; rdma-core
+ * v64's headers have them).
+ */
+#ifndef UVERBS_ATTR_CREATE_CQ_BUFFER_VA
+#define UVERBS_ATTR_CREATE_CQ_BUFFER_VA		(UVERBS_ATTR_CREATE_CQ_EVENT_FD + 1)
+#define UVERBS_ATTR_CREATE_CQ_BUFFER_LENGTH	(UVERBS_ATTR_CREATE_CQ_EVENT_FD + 2)
+#define UVERBS_ATTR_CREATE_CQ_BUFFER_FD		(UVERBS_ATTR_CREATE_CQ_EVENT_FD + 3)
+#define UVERBS_ATTR_CREATE_CQ_BUFFER_OFFSET	(UVERBS_ATTR_CREATE_CQ_EVENT_FD + 4)
+#endif
+
 #ifndef EFA_QUERY_MR_VALIDITY_RECV_IC_ID
 #define EFA_QUERY_MR_VALIDITY_RECV_IC_ID	(1 << 0)
 #define EFA_QUERY_MR_VALIDITY_RDMA_READ_IC_ID	(1 << 1)

@@ -22,12 +22,14 @@
 #include "host/profile.h"
 
 /*
- * Every generation: RNR retry (the device), SGID in CQEs and CQ events
- * (the kernel, the latter wherever it has EQs).
+ * Every generation: RNR retry (the device), SGID in CQEs, CQ events and
+ * CQs on external memory (the kernel: events wherever it has EQs, the
+ * last wherever it has dma-buf umems, whatever the device).
  */
 #define CAPS_ANY (EFA_QUERY_DEVICE_CAPS_RNR_RETRY |			\
 		  EFA_QUERY_DEVICE_CAPS_CQ_NOTIFICATIONS |		\
-		  EFA_QUERY_DEVICE_CAPS_CQ_WITH_SGID)
+		  EFA_QUERY_DEVICE_CAPS_CQ_WITH_SGID |			\
+		  EFA_QUERY_DEVICE_CAPS_CQ_WITH_EXT_MEM)
 #define CAPS_RDMA (CAPS_ANY | EFA_QUERY_DEVICE_CAPS_RDMA_READ |	\
 		   EFA_QUERY_DEVICE_CAPS_RDMA_WRITE)
 /* 0xefa2 on: a write with immediate takes no posted receive */
@@ -90,8 +92,7 @@
 	.vendor_part_id = 0xefa2,					\
 	.link_gbps = 100,						\
 	.not_yet = {							\
-		.device_caps = EFA_QUERY_DEVICE_CAPS_DATA_POLLING_128 |	\
-			       EFA_QUERY_DEVICE_CAPS_CQ_WITH_EXT_MEM,	\
+		.device_caps = EFA_QUERY_DEVICE_CAPS_DATA_POLLING_128,	\
 	}
 
 static const struct sefa_profile profiles[] = {
@@ -125,9 +126,6 @@ static const struct sefa_profile profiles[] = {
 		.link_gbps = 100,
 		.device_caps = CAPS_ANY,
 		.sub_cqs_per_cq = 2,
-		.not_yet = {
-			.device_caps = EFA_QUERY_DEVICE_CAPS_CQ_WITH_EXT_MEM,
-		},
 	},
 	{
 		.name = "efa1",
@@ -137,9 +135,6 @@ static const struct sefa_profile profiles[] = {
 		.vendor_part_id = 0xefa1,
 		.link_gbps = 100,
 		.device_caps = CAPS_RDMA,
-		.not_yet = {
-			.device_caps = EFA_QUERY_DEVICE_CAPS_CQ_WITH_EXT_MEM,
-		},
 	},
 	{
 		.name = "efa2",
@@ -157,8 +152,7 @@ static const struct sefa_profile profiles[] = {
 		.link_gbps = 200,
 		.device_caps = CAPS_UNSOLICITED,
 		.not_yet = {
-			.device_caps = EFA_QUERY_DEVICE_CAPS_DATA_POLLING_128 |
-				       EFA_QUERY_DEVICE_CAPS_CQ_WITH_EXT_MEM,
+			.device_caps = EFA_QUERY_DEVICE_CAPS_DATA_POLLING_128,
 		},
 	},
 	{
@@ -170,8 +164,7 @@ static const struct sefa_profile profiles[] = {
 		.link_gbps = 400,
 		.device_caps = CAPS_UNSOLICITED,
 		.not_yet = {
-			.device_caps = EFA_QUERY_DEVICE_CAPS_DATA_POLLING_128 |
-				       EFA_QUERY_DEVICE_CAPS_CQ_WITH_EXT_MEM,
+			.device_caps = EFA_QUERY_DEVICE_CAPS_DATA_POLLING_128,
 		},
 	},
 };

@@ -459,6 +459,38 @@ static int method_ah_destroy(struct bundle *b)
 	return destroy_handle(b, UVERBS_ATTR_DESTROY_AH_HANDLE, SEFA_OBJ_AH);
 }
 
+/*
+ * The CQ ring's BUFFER attributes as given, for sefa_cq_ext_get() to
+ * judge: which are there, and the fd a RAW_FD, an int.
+ */
+static int get_cq_buf(const struct bundle *b, struct sefa_cq_buf_attrs *buf)
+{
+	const struct ib_uverbs_attr *fd = get_attr(b,
+		UVERBS_ATTR_CREATE_CQ_BUFFER_FD);
+	int ret;
+
+	memset(buf, 0, sizeof(*buf));
+	buf->has_va = get_attr(b, UVERBS_ATTR_CREATE_CQ_BUFFER_VA);
+	buf->has_length = get_attr(b, UVERBS_ATTR_CREATE_CQ_BUFFER_LENGTH);
+	buf->has_offset = get_attr(b, UVERBS_ATTR_CREATE_CQ_BUFFER_OFFSET);
+	buf->has_fd = fd;
+	ret = get_in(b, UVERBS_ATTR_CREATE_CQ_BUFFER_VA, 0, &buf->va);
+	if (!ret)
+		ret = get_in(b, UVERBS_ATTR_CREATE_CQ_BUFFER_LENGTH, 0,
+			     &buf->length);
+	if (!ret)
+		ret = get_in(b, UVERBS_ATTR_CREATE_CQ_BUFFER_OFFSET, 0,
+			     &buf->offset);
+	if (ret)
+		return ret;
+	if (fd && ((int64_t)fd->data < INT32_MIN ||
+		   (int64_t)fd->data > INT32_MAX))
+		return sefa_refuse(b->c, -EINVAL, "CQ buffer fd %lld",
+				   (long long)fd->data);
+	buf->fd = fd ? (int)(int64_t)fd->data : -1;
+	return 0;
+}
+
 static int method_cq_create(struct bundle *b)
 {
 	struct sefa_cq_params p = { .channel_fd = -1 };
@@ -487,6 +519,9 @@ static int method_cq_create(struct bundle *b)
 	p.comp_vector = vector;
 	p.flags = flags;
 	p.channel_fd = get_fd(b, UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL);
+	ret = get_cq_buf(b, &p.buf);
+	if (ret)
+		return ret;
 
 	bundle_cmd(b, &cmd);
 	ret = sefa_cq_create(&cmd, &p, &cq);
@@ -759,6 +794,10 @@ static const struct attr_spec cq_create_attrs[] = {
 	FLAGS_IN(UVERBS_ATTR_CREATE_CQ_FLAGS, false),
 	OUT(UVERBS_ATTR_CREATE_CQ_RESP_CQE, 4, 4, true),
 	FD_IN(UVERBS_ATTR_CREATE_CQ_EVENT_FD),
+	U64_IN(UVERBS_ATTR_CREATE_CQ_BUFFER_VA, false),
+	U64_IN(UVERBS_ATTR_CREATE_CQ_BUFFER_LENGTH, false),
+	FD_IN(UVERBS_ATTR_CREATE_CQ_BUFFER_FD),
+	U64_IN(UVERBS_ATTR_CREATE_CQ_BUFFER_OFFSET, false),
 	UHW_ATTRS,
 };
 

@@ -25,6 +25,7 @@ int sefa_cq_create(struct sefa_cmd *cmd, const struct sefa_cq_params *p,
 	struct sefa_event_file *ch = NULL;
 	struct sefa_cq *cq;
 	size_t ring_len;
+	bool ext;
 	int ret;
 
 	/* The efa driver's rules for its udata. */
@@ -88,24 +89,40 @@ int sefa_cq_create(struct sefa_cmd *cmd, const struct sefa_cq_params *p,
 	cq->with_sgid = ucmd.flags & EFA_CREATE_CQ_WITH_SGID;
 	cq->channel = ch;
 	ring_len = (size_t)cq->entry_size * cq->depth * cq->num_sub_cqs;
-	cq->ring = sefa_shm_new(c, ring_len);
+	ret = sefa_cq_ext_get(c, &p->buf, ring_len, &cq->ext, &ext,
+			      &cq->ring_addr);
+	if (ret)
+		goto err_free;
+	if (!ext) {
+		cq->ring = sefa_shm_new(c, ring_len);
+		if (cq->ring)
+			cq->ring_addr = cq->ring->addr;
+	}
+	/*
+	 * The doorbell page exists either way, but the driver offers it
+	 * only with a ring of its own (efa_create_cq_umem() skips
+	 * cq_mmap_entries_setup() for a umem): with the caller's memory,
+	 * no mmap key at all, and nothing ever arms the CQ.
+	 */
 	cq->db = sefa_shm_new(c, SEFA_PAGE_SIZE);
-	if (!cq->ring || !cq->db) {
+	if ((!ext && !cq->ring) || !cq->db) {
 		ret = -ENOMEM;
 		goto err_free;
 	}
 
-	resp.q_mmap_size = cq->ring->len;
-	resp.comp_mask = EFA_CREATE_CQ_RESP_DB_OFF;
-	resp.db_off = 0;
-	ret = sefa_mmap_insert(c, cq->ring, 0, cq->ring->len,
-			       (uint64_t *)&resp.q_mmap_key);
-	if (ret)
-		goto err_free;
-	ret = sefa_mmap_insert(c, cq->db, 0, SEFA_PAGE_SIZE,
-			       (uint64_t *)&resp.db_mmap_key);
-	if (ret)
-		goto err_mmap;
+	if (!ext) {
+		resp.q_mmap_size = cq->ring->len;
+		resp.comp_mask = EFA_CREATE_CQ_RESP_DB_OFF;
+		resp.db_off = 0;
+		ret = sefa_mmap_insert(c, cq->ring, 0, cq->ring->len,
+				       (uint64_t *)&resp.q_mmap_key);
+		if (ret)
+			goto err_free;
+		ret = sefa_mmap_insert(c, cq->db, 0, SEFA_PAGE_SIZE,
+				       (uint64_t *)&resp.db_mmap_key);
+		if (ret)
+			goto err_mmap;
+	}
 	ret = sefa_uobj_add(c, &cq->uobj, SEFA_OBJ_CQ);
 	if (ret)
 		goto err_mmap;
@@ -128,6 +145,7 @@ err_mmap:
 err_free:
 	sefa_shm_put(cq->ring);
 	sefa_shm_put(cq->db);
+	sefa_cq_ext_put(c, &cq->ext);
 	free(cq);
 	return ret;
 }
@@ -159,6 +177,7 @@ int sefa_cq_destroy(struct sefa_cq *cq, struct ib_uverbs_destroy_cq_resp *resp)
 	sefa_mmap_remove(c, cq->db);
 	sefa_shm_put(cq->ring);
 	sefa_shm_put(cq->db);
+	sefa_cq_ext_put(c, &cq->ext);
 	sefa_uobj_del(&cq->uobj);
 	free(cq);
 	return 0;
@@ -303,8 +322,9 @@ unsigned int sefa_cq_poll_arm(struct sefa_cq *cq)
 bool sefa_cq_write(struct sefa_cq *cq, unsigned int sub,
 		   const struct efa_io_rx_cdesc_ex *e, size_t len)
 {
-	uint32_t idx;
 	uint8_t *slot, flags;
+	uint32_t idx;
+	size_t off;
 
 	if (cq->overrun || sub >= cq->num_sub_cqs)
 		return false;
@@ -316,8 +336,7 @@ bool sefa_cq_write(struct sefa_cq *cq, unsigned int sub,
 	}
 
 	idx = cq->produced[sub] % cq->depth;
-	slot = (uint8_t *)cq->ring->addr +
-	       ((size_t)sub * cq->depth + idx) * cq->entry_size;
+	off = ((size_t)sub * cq->depth + idx) * cq->entry_size;
 	/* Lap 0 carries phase 1: the ring starts zeroed. */
 	flags = e->base.common.flags & ~EFA_IO_CDESC_COMMON_PHASE;
 	if (!((cq->produced[sub] / cq->depth) & 1))
@@ -325,12 +344,23 @@ bool sefa_cq_write(struct sefa_cq *cq, unsigned int sub,
 
 	if (len > cq->entry_size)
 		len = cq->entry_size;
-	memcpy(slot, e, offsetof(struct efa_io_cdesc_common, flags));
-	memcpy(slot + offsetof(struct efa_io_cdesc_common, qp_num),
-	       &e->base.common.qp_num,
-	       len - offsetof(struct efa_io_cdesc_common, qp_num));
-	__atomic_store_n(slot + offsetof(struct efa_io_cdesc_common, flags),
-			 flags, __ATOMIC_RELEASE);
+	if (cq->ext.mm) {
+		struct efa_io_rx_cdesc_ex img;
+
+		memcpy(&img, e, len);
+		img.base.common.flags = flags;
+		sefa_cq_ext_write(&cq->ext, off, (const uint8_t *)&img, len,
+				  offsetof(struct efa_io_cdesc_common, flags));
+	} else {
+		slot = cq->ring_addr + off;
+		memcpy(slot, e, offsetof(struct efa_io_cdesc_common, flags));
+		memcpy(slot + offsetof(struct efa_io_cdesc_common, qp_num),
+		       &e->base.common.qp_num,
+		       len - offsetof(struct efa_io_cdesc_common, qp_num));
+		__atomic_store_n(slot + offsetof(struct efa_io_cdesc_common,
+						 flags),
+				 flags, __ATOMIC_RELEASE);
+	}
 	cq->produced[sub]++;
 	if (cq->channel)
 		cq_event(cq);

@@ -82,6 +82,20 @@ struct sefa_ah {
 
 #define SEFA_MAX_SUB_CQS 8
 
+/*
+ * A CQ ring in the process's memory (create_cq's BUFFER attributes): a
+ * mapping of the file it named (a dma-buf, or a memfd in its place), or a
+ * pinned range of its address space that entries reach through
+ * process_vm_writev().  cq_buf.c.
+ */
+struct sefa_cq_ext {
+	void *map;			/* the daemon's mapping, or NULL */
+	size_t map_len;
+	struct sefa_mm *mm;		/* the range's process; NULL: a map */
+	uint64_t npages;		/* pinned for the range */
+	uint64_t va;			/* where the ring starts there */
+};
+
 struct sefa_cq {
 	struct sefa_uobj uobj;
 	struct sefa_device *dev;
@@ -90,7 +104,9 @@ struct sefa_cq {
 	uint16_t entry_size;
 	uint16_t num_sub_cqs;
 	bool with_sgid;
-	struct sefa_shm *ring;
+	struct sefa_shm *ring;		/* the device's ring; NULL: ext */
+	uint8_t *ring_addr;		/* entries, unless ext.mm */
+	struct sefa_cq_ext ext;
 	struct sefa_shm *db;		/* consumer index and arm, at offset 0 */
 	uint64_t produced[SEFA_MAX_SUB_CQS];	/* entries written */
 	/* The doorbell at the device's last look, and produced[] then. */
@@ -226,12 +242,25 @@ struct sefa_qp {
 #define SEFA_SQ_DB_OFF	0
 #define SEFA_RQ_DB_OFF	64
 
+/*
+ * What create_cq's BUFFER_* attributes said (each has_* for one given):
+ * the ring at a user address, or in a file at an offset, of a length.
+ */
+struct sefa_cq_buf_attrs {
+	uint64_t va;
+	uint64_t length;
+	uint64_t offset;
+	int fd;				/* the caller's number for it */
+	bool has_va, has_length, has_fd, has_offset;
+};
+
 struct sefa_cq_params {
 	uint32_t cqe;
 	uint64_t user_handle;
 	int channel_fd;			/* client fd number, or -1 */
 	uint32_t comp_vector;
 	uint32_t flags;
+	struct sefa_cq_buf_attrs buf;
 };
 
 struct sefa_qp_params {
@@ -294,6 +323,14 @@ bool sefa_cq_write(struct sefa_cq *cq, unsigned int sub,
 		   const struct efa_io_rx_cdesc_ex *e, size_t len);
 void sefa_async_event(struct sefa_client *c, uint64_t element, uint32_t type,
 		      uint32_t *counter);
+
+/* cq_buf.c */
+int sefa_cq_ext_get(struct sefa_client *c, const struct sefa_cq_buf_attrs *b,
+		    size_t ring_len, struct sefa_cq_ext *ext, bool *used,
+		    uint8_t **ring);
+void sefa_cq_ext_put(struct sefa_client *c, struct sefa_cq_ext *ext);
+void sefa_cq_ext_write(struct sefa_cq_ext *ext, size_t off,
+		       const uint8_t *entry, size_t len, size_t flags_off);
 
 /* qp.c */
 struct efa_ibv_create_qp_resp;
