@@ -127,6 +127,8 @@ enum {
 	 * EFADV_WC_EX_WITH_IS_UNSOLICITED
 	 */
 	EFADV_DEVICE_ATTR_CAPS_UNSOLICITED_WRITE_RECV = 1 << 4,
+	/* efadv_create_cq() takes EFADV_CQ_INIT_FLAGS_EXT_MEM_DMABUF */
+	EFADV_DEVICE_ATTR_CAPS_CQ_WITH_EXT_MEM_DMABUF = 1 << 5,
 	EFADV_DEVICE_ATTR_CAPS_COMP_CNTR = 1 << 6,	/* never with libibverbs < 65 */
 };
 
@@ -166,9 +168,22 @@ enum {
 	EFADV_WC_EX_WITH_IS_UNSOLICITED = 1 << 1,
 };
 
+enum {
+	/* The ring in the caller's dma-buf (ext_mem_dmabuf), not mapped */
+	EFADV_CQ_INIT_FLAGS_EXT_MEM_DMABUF = 1 << 0,
+};
+
 struct efadv_cq_init_attr {
 	uint64_t comp_mask;
 	uint64_t wc_flags;
+	uint64_t flags;			/* EFADV_CQ_INIT_FLAGS_* */
+	struct {
+		uint8_t *buffer;	/* the ring, as this process sees it */
+		uint64_t length;
+		uint64_t offset;	/* of the ring in the dma-buf */
+		int32_t fd;		/* the dma-buf */
+		uint8_t reserved[4];
+	} ext_mem_dmabuf;
 };
 
 struct ibv_cq_ex *efadv_create_cq(struct ibv_context *ibvctx,

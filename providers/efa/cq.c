@@ -3,8 +3,10 @@
  * Completion queues: creation, the direct verbs around them, arming.
  *
  * A CQ is num_sub_cqs rings laid out back to back in one buffer the kernel
- * maps read-only into the process; each of the QP's queues completes into
- * the sub-CQ the device picked for it.  Polling is in poll.c.
+ * maps read-only into the process, or in a dma-buf of the caller's
+ * (efadv_create_cq() with EFADV_CQ_INIT_FLAGS_EXT_MEM_DMABUF); each of the
+ * QP's queues completes into the sub-CQ the device picked for it.  Polling
+ * is in poll.c.
  */
 
 #include <errno.h>
@@ -66,32 +68,44 @@ void efa_cq_init_sub_cqs(struct efa_cq *cq, const void *buf,
 	}
 }
 
+/*
+ * The ring: the caller's (@ext, @ext_len bytes), or the kernel's, mapped
+ * from the response's key.  Then the doorbell, when the kernel offers one
+ * (it does not for a ring in the caller's memory).
+ */
 static int efa_cq_map(struct efa_context *ctx, struct efa_cq *cq,
 		      const struct efa_ibv_create_cq_resp *resp,
-		      uint16_t num_sub_cqs, uint32_t cqe_size)
+		      uint16_t num_sub_cqs, uint32_t cqe_size,
+		      void *ext, uint64_t ext_len)
 {
+	uint64_t size = ext ? ext_len : resp->q_mmap_size;
 	uint32_t entries = cq->verbs_cq.cq.cqe;
 	int cmd_fd = ctx->ibvctx.context.cmd_fd;
 	int err = EINVAL;
 
-	/* Ring walking masks indexes, and the rings must fit the mapping. */
+	/* Ring walking masks indexes, and the rings must fit the buffer. */
 	if (!entries || (entries & (entries - 1)) ||
-	    resp->q_mmap_size < (uint64_t)entries * cqe_size * num_sub_cqs) {
+	    size < (uint64_t)entries * cqe_size * num_sub_cqs) {
 		verbs_err(&ctx->ibvctx,
 			  "CQ of %u entries does not fit %llu bytes\n",
-			  entries, (unsigned long long)resp->q_mmap_size);
+			  entries, (unsigned long long)size);
 		return EINVAL;
 	}
 
-	cq->buf_size = resp->q_mmap_size;
-	cq->buf = mmap(NULL, cq->buf_size, PROT_READ, MAP_SHARED, cmd_fd,
-		       resp->q_mmap_key);
-	if (cq->buf == MAP_FAILED) {
-		err = errno;
-		cq->buf = NULL;
-		verbs_err(&ctx->ibvctx, "CQ ring mmap failed: %s\n",
-			  strerror(err));
-		return err;
+	cq->buf_size = size;
+	cq->buf_ext = ext;
+	if (ext) {
+		cq->buf = ext;
+	} else {
+		cq->buf = mmap(NULL, cq->buf_size, PROT_READ, MAP_SHARED,
+			       cmd_fd, resp->q_mmap_key);
+		if (cq->buf == MAP_FAILED) {
+			err = errno;
+			cq->buf = NULL;
+			verbs_err(&ctx->ibvctx, "CQ ring mmap failed: %s\n",
+				  strerror(err));
+			return err;
+		}
 	}
 
 	if (resp->comp_mask & EFA_CREATE_CQ_RESP_DB_OFF) {
@@ -117,7 +131,8 @@ static int efa_cq_map(struct efa_context *ctx, struct efa_cq *cq,
 	return 0;
 
 err_unmap_buf:
-	munmap(cq->buf, cq->buf_size);
+	if (!cq->buf_ext)
+		munmap(cq->buf, cq->buf_size);
 	cq->buf = NULL;
 	return err;
 }
@@ -126,16 +141,52 @@ static void efa_cq_unmap(struct efa_context *ctx, struct efa_cq *cq)
 {
 	if (cq->db_page)
 		munmap(cq->db_page, ctx->page_size);
-	munmap(cq->buf, cq->buf_size);
+	if (!cq->buf_ext)
+		munmap(cq->buf, cq->buf_size);
 }
 
+/*
+ * EFADV_CQ_INIT_FLAGS_EXT_MEM_DMABUF: what the kernel is told (the
+ * dma-buf) and where this process reads the ring (@buffer, which must
+ * be there: the provider polls it).  EOPNOTSUPP where the device or the
+ * libibverbs cannot.
+ */
+static int efa_cq_ext_mem(struct efa_context *ctx,
+			  const struct efadv_cq_init_attr *in,
+			  struct efa_cq_dmabuf *dmabuf)
+{
+	if (!(ctx->device_caps & EFA_QUERY_DEVICE_CAPS_CQ_WITH_EXT_MEM)) {
+		verbs_err(&ctx->ibvctx,
+			  "the device takes no CQ in external memory\n");
+		return EOPNOTSUPP;
+	}
+	if (!EFA_CMD_CQ_DMABUF) {
+		verbs_err(&ctx->ibvctx,
+			  "CQ in a dma-buf: this libibverbs (private ABI %d) cannot pass the buffer to the kernel\n",
+			  EFA_IBVERBS_PABI);
+		return EOPNOTSUPP;
+	}
+	if (!in->ext_mem_dmabuf.buffer) {
+		verbs_err(&ctx->ibvctx,
+			  "CQ in a dma-buf without its address in this process: nothing to poll\n");
+		return EINVAL;
+	}
+	dmabuf->fd = in->ext_mem_dmabuf.fd;
+	dmabuf->offset = in->ext_mem_dmabuf.offset;
+	dmabuf->length = in->ext_mem_dmabuf.length;
+	return 0;
+}
+
+/* @efa: efadv_create_cq()'s parsed attributes, or NULL */
 static struct ibv_cq_ex *create_cq(struct ibv_context *ibvctx,
 				   struct ibv_cq_init_attr_ex *attr,
-				   bool with_sgid)
+				   const struct efadv_cq_init_attr *efa)
 {
 	struct efa_context *ctx = to_efa_context(ibvctx);
+	bool with_sgid = efa && (efa->wc_flags & EFADV_WC_EX_WITH_SGID);
 	uint16_t num_sub_cqs = ctx->sub_cqs_per_cq;
 	struct efa_create_cq_resp resp = {};
+	struct efa_cq_dmabuf dmabuf, *ext = NULL;
 	struct efa_create_cq cmd = {};
 	uint32_t cqe_size;
 	struct efa_cq *cq;
@@ -166,6 +217,12 @@ static struct ibv_cq_ex *create_cq(struct ibv_context *ibvctx,
 		err = EINVAL;
 		goto err_out;
 	}
+	if (efa && (efa->flags & EFADV_CQ_INIT_FLAGS_EXT_MEM_DMABUF)) {
+		err = efa_cq_ext_mem(ctx, efa, &dmabuf);
+		if (err)
+			goto err_out;
+		ext = &dmabuf;
+	}
 
 	cq = efa_cq_alloc(num_sub_cqs);
 	if (!cq) {
@@ -190,9 +247,9 @@ static struct ibv_cq_ex *create_cq(struct ibv_context *ibvctx,
 		cmd.drv.flags |= EFA_CREATE_CQ_WITH_COMPLETION_CHANNEL;
 
 	attr->cqe = efa_roundup_pow2(attr->cqe);
-	err = efa_cmd_create_cq_ex(ibvctx, attr, &cq->verbs_cq, &cmd.ibv_cmd,
-				   sizeof(cmd), &resp.ibv_resp, sizeof(resp),
-				   0);
+	err = efa_cmd_create_cq_ex(ibvctx, attr, ext, &cq->verbs_cq,
+				   &cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
+				   sizeof(resp));
 	if (err) {
 		verbs_err(&ctx->ibvctx, "CREATE_CQ failed: %s\n",
 			  strerror(err));
@@ -201,7 +258,9 @@ static struct ibv_cq_ex *create_cq(struct ibv_context *ibvctx,
 
 	cq->cqn = resp.drv.cq_idx;
 	cq->with_sgid = with_sgid;
-	err = efa_cq_map(ctx, cq, &resp.drv, num_sub_cqs, cqe_size);
+	err = efa_cq_map(ctx, cq, &resp.drv, num_sub_cqs, cqe_size,
+			 ext ? efa->ext_mem_dmabuf.buffer : NULL,
+			 ext ? ext->length : 0);
 	if (err)
 		goto err_destroy;
 
@@ -233,14 +292,14 @@ struct ibv_cq *efa_create_cq(struct ibv_context *ibvctx, int ncqe,
 		return NULL;
 	}
 
-	ibvcqx = create_cq(ibvctx, &attr, false);
+	ibvcqx = create_cq(ibvctx, &attr, NULL);
 	return ibvcqx ? ibv_cq_ex_to_cq(ibvcqx) : NULL;
 }
 
 struct ibv_cq_ex *efa_create_cq_ex(struct ibv_context *ibvctx,
 				   struct ibv_cq_init_attr_ex *attr)
 {
-	return create_cq(ibvctx, attr, false);
+	return create_cq(ibvctx, attr, NULL);
 }
 
 /*
@@ -252,7 +311,7 @@ struct ibv_cq_ex *efa_create_cq_ex(struct ibv_context *ibvctx,
  */
 int efa_dv_cq_attr_parse(struct efa_context *ctx,
 			 const struct efadv_cq_init_attr *efa_attr,
-			 uint32_t inlen, bool *with_sgid)
+			 uint32_t inlen, struct efadv_cq_init_attr *out)
 {
 	struct efadv_cq_init_attr in = {};
 	uint64_t supp_wc_flags = 0;
@@ -283,8 +342,13 @@ int efa_dv_cq_attr_parse(struct efa_context *ctx,
 			  (unsigned long long)in.wc_flags);
 		return EOPNOTSUPP;
 	}
+	if (in.flags & ~(uint64_t)EFADV_CQ_INIT_FLAGS_EXT_MEM_DMABUF) {
+		verbs_err(&ctx->ibvctx, "unknown EFA CQ flags 0x%llx\n",
+			  (unsigned long long)in.flags);
+		return EOPNOTSUPP;
+	}
 
-	*with_sgid = in.wc_flags & EFADV_WC_EX_WITH_SGID;
+	*out = in;
 	return 0;
 }
 
@@ -293,8 +357,8 @@ struct ibv_cq_ex *efadv_create_cq(struct ibv_context *ibvctx,
 				  struct efadv_cq_init_attr *efa_attr,
 				  uint32_t inlen)
 {
+	struct efadv_cq_init_attr in;
 	struct ibv_cq_ex *ibvcqx;
-	bool with_sgid;
 	int err;
 
 	if (!efa_is_dev(ibvctx->device)) {
@@ -304,13 +368,13 @@ struct ibv_cq_ex *efadv_create_cq(struct ibv_context *ibvctx,
 	}
 
 	err = efa_dv_cq_attr_parse(to_efa_context(ibvctx), efa_attr, inlen,
-				   &with_sgid);
+				   &in);
 	if (err) {
 		errno = err;
 		return NULL;
 	}
 
-	ibvcqx = create_cq(ibvctx, attr_ex, with_sgid);
+	ibvcqx = create_cq(ibvctx, attr_ex, &in);
 	if (!ibvcqx)
 		return NULL;
 

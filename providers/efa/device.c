@@ -78,6 +78,10 @@ uint32_t efa_dv_device_caps(uint32_t kernel_caps, bool with_rdma_size)
 		caps |= EFADV_DEVICE_ATTR_CAPS_CQ_WITH_SGID;
 	if (kernel_caps & EFA_QUERY_DEVICE_CAPS_UNSOLICITED_WRITE_RECV)
 		caps |= EFADV_DEVICE_ATTR_CAPS_UNSOLICITED_WRITE_RECV;
+	/* Only where libibverbs can carry the buffer (ABI 64). */
+	if ((kernel_caps & EFA_QUERY_DEVICE_CAPS_CQ_WITH_EXT_MEM) &&
+	    EFA_CMD_CQ_DMABUF)
+		caps |= EFADV_DEVICE_ATTR_CAPS_CQ_WITH_EXT_MEM_DMABUF;
 
 	/* RDMA is only usable by a caller that can also see its size limit. */
 	if (!with_rdma_size)

@@ -167,6 +167,7 @@ struct efa_cq {
 
 	void *buf;
 	size_t buf_size;
+	bool buf_ext;			/* the caller's: never unmapped here */
 	void *db_page;
 	uint16_t cqn;
 	struct efa_sub_cq sub_cq_arr[];
@@ -407,7 +408,7 @@ void efa_cq_init_sub_cqs(struct efa_cq *cq, const void *buf,
 int efa_cq_activate_sub_cq(struct efa_cq *cq, uint16_t idx);
 int efa_dv_cq_attr_parse(struct efa_context *ctx,
 			 const struct efadv_cq_init_attr *efa_attr,
-			 uint32_t inlen, bool *with_sgid);
+			 uint32_t inlen, struct efadv_cq_init_attr *in);
 
 /* poll.c */
 int efa_poll_cq(struct ibv_cq *ibvcq, int nwc, struct ibv_wc *wc);

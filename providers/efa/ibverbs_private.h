@@ -503,6 +503,12 @@ int ibv_cmd_create_cq_ex(struct ibv_context *context,
 			 struct ib_uverbs_ex_create_cq_resp *resp,
 			 size_t resp_size, uint32_t cmd_flags);
 #else
+/* ibv_cmd_create_cq_ex()'s cmd_flags: which of prov_attr's buffers */
+enum {
+	CREATE_CQ_CMD_FLAGS_WITH_MEM_VA = 1 << 1,
+	CREATE_CQ_CMD_FLAGS_WITH_MEM_DMABUF = 1 << 2,
+};
+
 /*
  * The CQ ring in memory the provider allocated (a user address or a
  * dma-buf), read by libibverbs only with the cmd_flags that say so.
@@ -529,23 +535,49 @@ int ibv_cmd_create_cq_ex(struct ibv_context *context,
 			 size_t resp_size, uint32_t cmd_flags);
 #endif
 
-/* CREATE_CQ as the ABI calls it, with the ring in the kernel's memory. */
+/*
+ * CREATE_CQ as the ABI calls it: the ring in the kernel's memory, or with
+ * @dmabuf in a dma-buf of the caller's.  libibverbs 44 (ABI 34) builds
+ * the command itself from a fixed set of attributes and has no way to add
+ * the buffer's: EOPNOTSUPP there.
+ */
+struct efa_cq_dmabuf {
+	uint64_t length;
+	uint64_t offset;
+	int fd;
+};
+
 static inline int efa_cmd_create_cq_ex(struct ibv_context *context,
 				       const struct ibv_cq_init_attr_ex *cq_attr,
+				       const struct efa_cq_dmabuf *dmabuf,
 				       struct verbs_cq *cq,
 				       struct ibv_create_cq_ex *cmd,
 				       size_t cmd_size,
 				       struct ib_uverbs_ex_create_cq_resp *resp,
-				       size_t resp_size, uint32_t cmd_flags)
+				       size_t resp_size)
 {
 #if EFA_IBVERBS_PABI == 34
+	if (dmabuf)
+		return EOPNOTSUPP;
 	return ibv_cmd_create_cq_ex(context, cq_attr, cq, cmd, cmd_size, resp,
-				    resp_size, cmd_flags);
+				    resp_size, 0);
 #else
-	return ibv_cmd_create_cq_ex(context, cq_attr, NULL, cq, cmd, cmd_size,
-				    resp, resp_size, cmd_flags);
+	struct verbs_create_cq_prov_attr prov = {};
+
+	if (!dmabuf)
+		return ibv_cmd_create_cq_ex(context, cq_attr, NULL, cq, cmd,
+					    cmd_size, resp, resp_size, 0);
+	prov.buffer.length = dmabuf->length;
+	prov.buffer.dmabuf.offset = dmabuf->offset;
+	prov.buffer.dmabuf.fd = dmabuf->fd;
+	return ibv_cmd_create_cq_ex(context, cq_attr, &prov, cq, cmd, cmd_size,
+				    resp, resp_size,
+				    CREATE_CQ_CMD_FLAGS_WITH_MEM_DMABUF);
 #endif
 }
+
+/* Whether efa_cmd_create_cq_ex() can put a CQ in a dma-buf. */
+#define EFA_CMD_CQ_DMABUF (EFA_IBVERBS_PABI >= 64)
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
 /* What libibverbs does itself after the provider's create_cq and
  * create_cq_ex ops; a direct verb that creates a CQ has to do it too.

@@ -54,8 +54,11 @@ _Static_assert(offsetof(struct efadv_memory_location, type) == 24, "mem loc");
 _Static_assert(sizeof(struct efadv_comp_cntr_init_attr) == 80, "cc attr");
 _Static_assert(offsetof(struct efadv_comp_cntr_init_attr,
 			err_cntr_ext_mem) == 48, "cc attr");
-_Static_assert(sizeof(struct efadv_cq_init_attr) == 16, "cq attr");
+_Static_assert(sizeof(struct efadv_cq_init_attr) == 56, "cq attr");
 _Static_assert(offsetof(struct efadv_cq_init_attr, wc_flags) == 8, "cq");
+_Static_assert(offsetof(struct efadv_cq_init_attr, flags) == 16, "cq");
+_Static_assert(offsetof(struct efadv_cq_init_attr, ext_mem_dmabuf.fd) == 48,
+	       "cq");
 _Static_assert(offsetof(struct efadv_cq, wc_read_sgid) == 8, "efadv_cq");
 _Static_assert(offsetof(struct efadv_cq, wc_is_unsolicited) == 16, "efadv_cq");
 _Static_assert(sizeof(struct efadv_cq) == 24, "efadv_cq");
@@ -71,7 +74,7 @@ _Static_assert(offsetof(struct efa_compat_create_qp, sl) == 18, "cmd");
 
 static struct efa_fixture fx;
 static union {
-	uint8_t bytes[32];
+	uint8_t bytes[64];
 	struct efadv_mr_attr mr;
 	struct efadv_ah_attr ah;
 	struct efadv_cq_init_attr cq;
@@ -289,7 +292,12 @@ END_TEST
 
 static int cq_parse(uint32_t inlen, bool *with_sgid)
 {
-	return efa_dv_cq_attr_parse(fx.ctx, &buf.cq, inlen, with_sgid);
+	struct efadv_cq_init_attr in;
+	int ret = efa_dv_cq_attr_parse(fx.ctx, &buf.cq, inlen, &in);
+
+	if (!ret)
+		*with_sgid = in.wc_flags & EFADV_WC_EX_WITH_SGID;
+	return ret;
 }
 
 START_TEST(test_create_cq_attr)
@@ -310,11 +318,19 @@ START_TEST(test_create_cq_attr)
 	ck_assert(sgid);
 
 	/* a newer caller's extension must be zero */
-	ck_assert_int_eq(cq_parse(32, &sgid), 0);
+	ck_assert_int_eq(cq_parse(64, &sgid), 0);
+	buf.bytes[60] = 1;
+	ck_assert_int_eq(cq_parse(64, &sgid), EINVAL);
+	ck_assert_int_eq(cq_parse(56, &sgid), 0);
+	buf.bytes[60] = 0;
+	/* flags: the one there is; an older caller's 16 bytes have none */
 	buf.bytes[20] = 1;
-	ck_assert_int_eq(cq_parse(32, &sgid), EINVAL);
+	ck_assert_int_eq(cq_parse(32, &sgid), EOPNOTSUPP);
 	ck_assert_int_eq(cq_parse(16, &sgid), 0);
 	buf.bytes[20] = 0;
+	buf.cq.flags = EFADV_CQ_INIT_FLAGS_EXT_MEM_DMABUF;
+	ck_assert_int_eq(cq_parse(56, &sgid), 0);
+	buf.cq.flags = 0;
 
 	buf.cq.comp_mask = 1;
 	ck_assert_int_eq(cq_parse(16, &sgid), EINVAL);
