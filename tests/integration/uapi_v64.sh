@@ -75,4 +75,14 @@ grep -q "refused a send WQE: inline RDMA write of 81 bytes (remote 81) in a 128-
 	fail "no log line for 81 inline bytes: $(cat "$LOG")"
 grep -q "refused ioctl DEVICE/QUERY_PORT_SPEED: EINVAL (Invalid argument): port speed of port 2" "$LOG" ||
 	fail "no log line for port 2's speed: $(cat "$LOG")"
+
+# A CQ on external memory through v64's libefa (cq_ext_mem.c): a memfd
+# in place of the dma-buf, traffic into it, and each refused buffer.
+# shellcheck disable=SC2046
+cc -std=gnu11 -Wall -Wextra -Werror -o "$RUN/cq_ext_mem" \
+	"$(dirname "$0")/cq_ext_mem.c" $(pkg-config --cflags --libs libefa libibverbs) \
+	-Wl,-rpath,"$V64/lib" || fail "cannot build cq_ext_mem.c against $V64"
+out=$(v64 "$RUN/cq_ext_mem" efa_0 2>&1) || fail "cq_ext_mem: $out"
+echo "$out"
+"$(dirname "$0")/cq_ext_mem_check.sh" "$out" "$LOG" || fail "cq_ext_mem"
 echo ok
