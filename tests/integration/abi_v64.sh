@@ -43,7 +43,7 @@ if [ "$V64" = "$BUILD/v64" ]; then
 		fail "configure against rdma-core 64: $(tail -20 "$RUN/cmake.log")"
 	nice cmake --build "$V64" -j"$(nproc)" --target efa softefa softefad \
 		softefa-preload dp_verbs rc_verbs efadv_probe efadv_verbs \
-		>"$RUN/build.log" 2>&1 ||
+		cq_ext_mem >"$RUN/build.log" 2>&1 ||
 		fail "build against rdma-core 64: $(tail -30 "$RUN/build.log")"
 fi
 
@@ -79,6 +79,8 @@ sub dp.sh efa ioctl
 sub rc.sh ioctl
 # efadv, 128-byte WQEs with inline RDMA writes checked, port speed
 sub efadv.sh efa
+sub cq_ext_mem.sh efa
+sub cq_ext_mem.sh efa0
 
 start_host
 # our v64 build's softefa: ours is our v64 library, stock is rdma-core's;

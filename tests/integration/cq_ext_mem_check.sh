@@ -24,8 +24,11 @@ logged() {
 }
 
 want ext_mem_cap "$(v ext_mem_cap)" 1
-want ring_is_buffer "$(v ring_is_buffer)" 1
-want ring_entries "$(v ring_entries)" 40
+# efadv_query_cq: our provider's has no one ring for sub-CQs (0xefa0)
+if [ "$(v ring_query)" != EOPNOTSUPP ]; then
+	want ring_is_buffer "$(v ring_is_buffer)" 1
+	want ring_entries "$(v ring_entries)" 40
+fi
 want completions "$(v completions)" 240
 want refused "$(grep '^refused ' <<<"$out" | tr '\n' ' ')" \
 	"refused bad_fd EBADF refused pipe EINVAL refused too_small EINVAL refused zero_length EINVAL refused misaligned EINVAL refused overflow EINVAL refused beyond_file EINVAL "
