@@ -57,11 +57,12 @@ static void copy_and_check(const uint64_t *scut, unsigned int nscut,
 			   const uint64_t *dcut, unsigned int ndcut)
 {
 	struct seg_list s = { .seg = from }, d = { .seg = to };
+	bool src_fault;
 
 	memset(dst, 0, sizeof(dst));
 	s.n = cut_segs(from, src, SPAN, scut, nscut);
 	d.n = cut_segs(to, dst, SPAN, dcut, ndcut);
-	ck_assert_int_eq(nic_dma_copy(fx_eng, &s, &d, SPAN), 0);
+	ck_assert_int_eq(nic_dma_copy(fx_eng, &s, &d, SPAN, &src_fault), 0);
 	ck_assert_mem_eq(dst, src, SPAN);
 }
 
@@ -105,6 +106,7 @@ START_TEST(faults)
 	struct seg_list s = { .seg = from }, d = { .seg = to };
 	long page = sysconf(_SC_PAGESIZE);
 	struct sefa_mm gone = fx_self_mm;
+	bool src_fault;
 	void *hole = mmap(NULL, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
 			  -1, 0);
 
@@ -112,15 +114,26 @@ START_TEST(faults)
 	s.n = cut_segs(from, src, 3 * 4096, even, 1);
 	d.n = cut_segs(to, dst, 3 * 4096, even, 1);
 	to[1].addr = (uintptr_t)hole;
-	ck_assert_int_eq(nic_dma_copy(fx_eng, &s, &d, 3 * 4096), -EFAULT);
+	ck_assert_int_eq(nic_dma_copy(fx_eng, &s, &d, 3 * 4096, &src_fault),
+			 -EFAULT);
+	ck_assert(!src_fault);
+	/* the same hole on the source's side: the source's fault */
+	d.n = cut_segs(to, dst, 3 * 4096, even, 1);
+	from[1].addr = (uintptr_t)hole;
+	ck_assert_int_eq(nic_dma_copy(fx_eng, &s, &d, 3 * 4096, &src_fault),
+			 -EFAULT);
+	ck_assert(src_fault);
 	munmap(hole, page);
 
+	s.n = cut_segs(from, src, 3 * 4096, even, 1);
 	d.n = cut_segs(to, dst, 3 * 4096, even, 1);
 	gone.gone = true;
 	from[2].mm = &gone;
-	ck_assert_int_eq(nic_dma_copy(fx_eng, &s, &d, 3 * 4096), -ESRCH);
+	ck_assert_int_eq(nic_dma_copy(fx_eng, &s, &d, 3 * 4096, &src_fault),
+			 -ESRCH);
+	ck_assert(src_fault);
 	from[2].mm = &fx_self_mm;
-	ck_assert_int_eq(nic_dma_copy(fx_eng, &s, &d, 3 * 4096), 0);
+	ck_assert_int_eq(nic_dma_copy(fx_eng, &s, &d, 3 * 4096, &src_fault), 0);
 	ck_assert_mem_eq(dst, src, 3 * 4096);
 }
 END_TEST

@@ -67,20 +67,27 @@ static int dma_segs(struct seg_pos *pos, uint8_t *buf, uint64_t n, bool out)
 
 /*
  * Copy @len bytes from the source segments to the destination segments,
- * through the engine's bounce buffer.  Returns 0, or dma_segs()'s error.
+ * through the engine's bounce buffer.  Returns 0, or dma_segs()'s error
+ * with *@src_fault saying whose memory it was: a device that reads a
+ * sender's buffer fails there, before any byte reaches the receiver, and
+ * the two sides get different completions.
  */
 int nic_dma_copy(struct nic_engine *eng, const struct seg_list *src,
-		 const struct seg_list *dst, uint64_t len)
+		 const struct seg_list *dst, uint64_t len, bool *src_fault)
 {
 	struct seg_pos from = { .seg = src->seg }, to = { .seg = dst->seg };
 	int ret;
 
+	*src_fault = false;
 	while (len) {
 		uint64_t n = len < DMA_CHUNK ? len : DMA_CHUNK;
 
 		ret = dma_segs(&from, eng->bounce, n, false);
-		if (!ret)
-			ret = dma_segs(&to, eng->bounce, n, true);
+		if (ret) {
+			*src_fault = true;
+			return ret;
+		}
+		ret = dma_segs(&to, eng->bounce, n, true);
 		if (ret)
 			return ret;
 		len -= n;

@@ -72,10 +72,11 @@ void nic_inbox_close(struct nic_engine *eng)
 
 /*
  * @pkt, from a device of @eng to @dev, a device of another engine: one
- * packet of it, as nic_net_xmit() sends to another host.
+ * packet of it, as nic_net_xmit() sends to another host.  Returns 0, or
+ * -EFAULT when the requester's buffers cannot be read: nothing leaves.
  */
-void nic_inbox_xmit(struct nic_engine *eng, struct sefa_device *dev,
-		    const struct sefa_pkt *pkt)
+int nic_inbox_xmit(struct nic_engine *eng, struct sefa_device *dev,
+		   const struct sefa_pkt *pkt)
 {
 	struct nic_engine *to = dev->engine;
 	struct nic_inbox *in = to->inbox;
@@ -84,7 +85,7 @@ void nic_inbox_xmit(struct nic_engine *eng, struct sefa_device *dev,
 	bool room;
 
 	if (len < 0)
-		return;		/* unreadable buffers: nothing leaves */
+		return len;
 	r = malloc(sizeof(*r) + len);
 	if (!r)
 		goto drop;
@@ -107,13 +108,14 @@ void nic_inbox_xmit(struct nic_engine *eng, struct sefa_device *dev,
 		goto drop;
 	}
 	nic_watch_kick(to->watch);
-	return;
+	return 0;
 
 drop:
 	/* other senders count here too */
 	pthread_mutex_lock(&in->lock);
 	dev->engine_cnt.inbox_drops++;
 	pthread_mutex_unlock(&in->lock);
+	return 0;
 }
 
 /*

@@ -239,7 +239,7 @@ int nic_key_resolve(struct sefa_device *dev, const struct sefa_pd *pd,
 
 /* dma.c */
 int nic_dma_copy(struct nic_engine *eng, const struct seg_list *src,
-		 const struct seg_list *dst, uint64_t len);
+		 const struct seg_list *dst, uint64_t len, bool *src_fault);
 int nic_dma_buf(const struct seg_list *segs, uint64_t off, void *buf,
 		uint64_t len, bool out);
 
@@ -293,8 +293,8 @@ void nic_comp_flush(struct sefa_qp *qp);
 /* inbox.c: packets between the engines of this daemon */
 int nic_inbox_open(struct nic_engine *eng);
 void nic_inbox_close(struct nic_engine *eng);
-void nic_inbox_xmit(struct nic_engine *eng, struct sefa_device *dev,
-		    const struct sefa_pkt *pkt);
+int nic_inbox_xmit(struct nic_engine *eng, struct sefa_device *dev,
+		   const struct sefa_pkt *pkt);
 bool nic_inbox_borrow(struct sefa_device *dev);
 void nic_inbox_give_back(struct sefa_device *dev);
 unsigned int nic_inbox_poll(struct nic_engine *eng);

@@ -499,7 +499,7 @@ int sefa_net_mad_xmit(struct sefa_daemon *d, const struct sefa_mad_frame *f)
  * One packet of @pkt to another host: an answer, or the part of a
  * request's message from pkt->off on.  Returns 0, or -EHOSTUNREACH when it
  * cannot leave (no wire, a LID not known yet), and the requester's timer
- * tells.
+ * tells, or -EFAULT when the requester's buffers cannot be read.
  */
 int nic_net_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 {

@@ -372,9 +372,12 @@ static void req_xmit(struct nic_engine *eng, struct nic_send *s,
 	eng->send = s;
 	eng->xmit(eng, pkt);
 	eng->send = NULL;
+	/* Answered already: done, or failed on its own buffers (UD too). */
+	if (s->state != NIC_SEND_OUT)
+		return;
 	if (qp->type == IBV_QPT_UD)
 		nic_comp_retire(s, EFA_IO_COMP_STATUS_OK);
-	else if (s->state == NIC_SEND_OUT)
+	else
 		nic_comp_await(eng, s, pkt);
 }
 

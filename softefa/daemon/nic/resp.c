@@ -31,6 +31,17 @@
  */
 #define RESP_SILENT	(-1)
 
+/*
+ * What the responder answers when the requester's own memory failed on
+ * the local path, where it moves the bytes between the two processes: EFA
+ * reads the sender's buffers (or writes a read's) at the sender, so a
+ * fault there is the sender's local error on its key, as an unreadable
+ * buffer behind a valid lkey is, and the receiver sees nothing: no
+ * receive taken, no abort.  Even UD hears it: the sender's completion
+ * carries it.  resp_answer() turns it into that status.
+ */
+#define RESP_SENDER_FAULT	(-2)
+
 static uint64_t addr64(uint32_t lo, uint32_t hi)
 {
 	return (uint64_t)hi << 32 | lo;
@@ -172,27 +183,45 @@ static void resp_answer(struct nic_engine *eng, const struct sefa_device *dev,
 			const struct sefa_pkt *pkt, int status,
 			uint8_t rnr_timer)
 {
-	if (pkt->qpt != IBV_QPT_UD)
+	if (status == RESP_SENDER_FAULT)
+		nic_wire_answer(eng, pkt, dev->gid,
+				EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY, 0);
+	else if (pkt->qpt != IBV_QPT_UD)
 		nic_wire_answer(eng, pkt, dev->gid, status, rnr_timer);
-}
-
-/* The payload into the segments of a receive or of an rkey. */
-static int resp_place(struct nic_engine *eng, const struct sefa_pkt *pkt,
-		      const struct seg_list *dst)
-{
-	if (pkt->data)
-		return nic_dma_buf(dst, 0, (void *)pkt->data, pkt->len, true);
-	return nic_dma_copy(eng, &pkt->segs, dst, pkt->len);
 }
 
 /*
  * The status of memory that could not be moved (@err from dma.c): the
- * receiver's fault, @st; but a process that is gone has its QP destroyed
- * next, and RC's requester hears nothing, as from a QP destroyed already.
+ * requester's, when @sender says so, else the receiver's fault, @st; but
+ * a receiver that is gone has its QP destroyed next, and RC's requester
+ * hears nothing, as from a QP destroyed already.
  */
-static int place_status(const struct sefa_qp *tqp, int err, int st)
+static int place_status(const struct sefa_qp *tqp, int err, bool sender,
+			int st)
 {
+	if (sender)
+		return RESP_SENDER_FAULT;
 	return err == -ESRCH && tqp->type == IBV_QPT_RC ? RESP_SILENT : st;
+}
+
+/*
+ * The payload into the segments of a receive or of an rkey: from the
+ * packet, or on the local path straight from the sender's buffers.
+ * Returns 0 or the status place_status() makes of a failure, with @st
+ * for the receiver's.
+ */
+static int resp_place(struct nic_engine *eng, const struct sefa_qp *tqp,
+		      const struct sefa_pkt *pkt, const struct seg_list *dst,
+		      int st)
+{
+	bool sender = false;
+	int err;
+
+	if (pkt->data)
+		err = nic_dma_buf(dst, 0, (void *)pkt->data, pkt->len, true);
+	else
+		err = nic_dma_copy(eng, &pkt->segs, dst, pkt->len, &sender);
+	return err ? place_status(tqp, err, sender, st) : EFA_IO_COMP_STATUS_OK;
 }
 
 /* The payload into a receive's segments past their first @skip bytes. */
@@ -200,13 +229,9 @@ static int place_recv(struct nic_engine *eng, const struct sefa_qp *tqp,
 		      const struct sefa_pkt *pkt, struct seg_list *dst,
 		      uint64_t skip)
 {
-	int err;
-
 	seg_skip(dst, skip);
-	err = resp_place(eng, pkt, dst);
-	return err ? place_status(tqp, err,
-				  EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY) :
-		     EFA_IO_COMP_STATUS_OK;
+	return resp_place(eng, tqp, pkt, dst,
+			  EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY);
 }
 
 /*
@@ -247,7 +272,7 @@ static int resp_send_part(struct nic_engine *eng, struct sefa_qp *tqp,
 	}
 	if (!st)
 		st = place_recv(eng, tqp, pkt, &dst, rx->off);
-	if (st == RESP_SILENT)
+	if (st == RESP_SILENT || st == RESP_SENDER_FAULT)
 		return st;
 	rx->off += pkt->len;
 	if (pkt->flags & SEFA_PKT_LAST) {
@@ -300,7 +325,8 @@ static int resp_send(struct nic_engine *eng, struct sefa_qp *tqp,
 	}
 	if (!st)
 		st = place_recv(eng, tqp, pkt, &dst, grh);
-	if (st == RESP_SILENT)
+	/* The receive stays posted when the sender's memory failed. */
+	if (st == RESP_SILENT || st == RESP_SENDER_FAULT)
 		return st;
 
 	consume_recv(tqp, rx, nrx, st, pkt, grh + pkt->len);
@@ -328,7 +354,8 @@ static int resp_rdma(struct nic_engine *eng, struct sefa_qp *tqp,
 	struct seg_list remote = { .seg = eng->peer_segs };
 	struct efa_io_rx_desc rx[MAX_SGE];
 	unsigned int nrx = 0;
-	int err;
+	bool target;
+	int err, st;
 
 	if (pkt->qpt == IBV_QPT_DRIVER &&
 	    sefa_ah_find(tqp->pd, pkt->sgid) == EFA_IO_AH_UNKNOWN)
@@ -350,18 +377,25 @@ static int resp_rdma(struct nic_engine *eng, struct sefa_qp *tqp,
 	if (!write && (pkt->flags & SEFA_PKT_NET)) {
 		err = nic_dma_buf(&remote, 0, eng->bounce, pkt->len, false);
 		if (err)
-			return place_status(tqp, err,
+			return place_status(tqp, err, false,
 					    EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS);
 		nic_wire_read_resp(eng, pkt, tqp->dev->gid, eng->bounce,
 				   pkt->len);
 		*answered = true;
 		return EFA_IO_COMP_STATUS_OK;
 	}
-	err = write ? resp_place(eng, pkt, &remote) :
-		      nic_dma_copy(eng, &remote, &pkt->segs, pkt->len);
-	if (err)
-		return place_status(tqp, err,
-				    EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS);
+	if (write) {
+		st = resp_place(eng, tqp, pkt, &remote,
+				EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS);
+		if (st)
+			return st;
+	} else {
+		/* A local read: the target's memory is the source. */
+		err = nic_dma_copy(eng, &remote, &pkt->segs, pkt->len, &target);
+		if (err)
+			return place_status(tqp, err, !target,
+					    EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS);
+	}
 	if (write)
 		NIC_COUNT(tqp, rx_bytes, pkt->len);
 	if (nrx)

@@ -137,6 +137,19 @@ void nic_wire_deliver(struct nic_engine *eng, struct sefa_device *dev,
 		nic_resp_recv(eng, dev, pkt);
 }
 
+/*
+ * A request whose packet could not be framed because the requester's own
+ * buffers cannot be read: as EFA fails a send on its local memory, the
+ * requester's local error at once, not a loss its timer finds.
+ */
+static void wire_unreadable(struct nic_engine *eng, const struct sefa_pkt *pkt,
+			    int err)
+{
+	if (err == -EFAULT && pkt->op != SEFA_PKT_ACK)
+		nic_wire_answer(eng, pkt, pkt->dgid,
+				EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY, 0);
+}
+
 void nic_wire_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 {
 	struct sefa_device *dev = pkt->dlid ? device_by_lid(eng->d, pkt->dlid) :
@@ -144,7 +157,7 @@ void nic_wire_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 
 	if (dev && dev->engine && dev->engine != eng) {
 		if (!wire_may_borrow(pkt) || !nic_inbox_borrow(dev)) {
-			nic_inbox_xmit(eng, dev, pkt);
+			wire_unreadable(eng, pkt, nic_inbox_xmit(eng, dev, pkt));
 			return;
 		}
 		nic_wire_deliver(eng, dev, pkt);
@@ -157,7 +170,7 @@ void nic_wire_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 	}
 	/* Another host's: the requester's timer covers any loss. */
 	if (eng->d->net) {
-		nic_net_xmit(eng, pkt);
+		wire_unreadable(eng, pkt, nic_net_xmit(eng, pkt));
 		return;
 	}
 	/*
