@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -495,6 +496,82 @@ START_TEST(bad_lkey)
 }
 END_TEST
 
+/*
+ * A region whose pages the process unmapped after registering it: the
+ * sender's own memory fails.  EFA reads a sender's buffers at the sender,
+ * so the error is the sender's, on its key (LOCAL_ERROR_INVALID_LKEY),
+ * and the receiver sees nothing: no completion, no abort, its receive
+ * still posted for the next message.  An RDMA read into such a buffer is
+ * the reader's local error too, not the target's bad address.  _i: SRD,
+ * UD.
+ */
+START_TEST(sender_fault)
+{
+	bool srd = !_i;
+	struct ibv_qp *a = make_qp(srd, e.cq, -1), *b = make_qp(srd, e.cq, -1);
+	uint32_t grh = srd ? 0 : GRH_LEN, rbuf = BUF_SIZE / 2;
+	struct ibv_ah *ah = make_ah();
+	long page = sysconf(_SC_PAGESIZE);
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	uint8_t *gone;
+
+	gone = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(gone, MAP_FAILED);
+	memset(gone, 0x77, page);
+	mr = ibv_reg_mr(e.pd, gone, page, IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(mr);
+	ck_assert_int_eq(munmap(gone, page), 0);
+
+	memset(e.buf + rbuf, MARK, grh + 64);
+	post_recv(b, rbuf, grh + 64, 2);
+	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)gone, 64,
+				   mr->lkey, 1, false), 0);
+	wc = dp_poll_one(e.cq, WAIT_MS);
+	ck_assert_int_eq(wc.wr_id, 1);
+	ck_assert_msg(wc.status == IBV_WC_LOC_PROT_ERR, "sender: %s",
+		      ibv_wc_status_str(wc.status));
+	ck_assert_int_eq(wc.vendor_err, 5);
+	poll_none(e.cq, 20);
+
+	/* the receive is still there, for a message that can be read */
+	fill(0, 64, 9);
+	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)e.buf, 64,
+				   e.mr->lkey, 3, false), 0);
+	for (int i = 0; i < 2; i++) {
+		wc = dp_poll_one(e.cq, WAIT_MS);
+		ck_assert_msg(wc.status == IBV_WC_SUCCESS, "%llu: %s",
+			      (unsigned long long)wc.wr_id,
+			      ibv_wc_status_str(wc.status));
+		ck_assert(wc.wr_id == 2 || wc.wr_id == 3);
+	}
+	sefa_assert_bytes(e.buf + rbuf + grh, e.buf, 64);
+
+	if (srd && (e.dv.device_caps & EFADV_DEVICE_ATTR_CAPS_RDMA_READ)) {
+		struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(a);
+
+		ibv_wr_start(qpx);
+		qpx->wr_id = 4;
+		qpx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_rdma_read(qpx, e.mr->rkey, (uintptr_t)e.buf);
+		ibv_wr_set_ud_addr(qpx, ah, b->qp_num, QKEY);
+		ibv_wr_set_sge(qpx, mr->lkey, (uintptr_t)gone, 64);
+		ck_assert_int_eq(ibv_wr_complete(qpx), 0);
+		wc = dp_poll_one(e.cq, WAIT_MS);
+		ck_assert_int_eq(wc.wr_id, 4);
+		ck_assert_msg(wc.status == IBV_WC_LOC_PROT_ERR, "reader: %s",
+			      ibv_wc_status_str(wc.status));
+		ck_assert_int_eq(wc.vendor_err, 5);
+	}
+	poll_none(e.cq, 20);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	ibv_destroy_ah(ah);
+}
+END_TEST
+
 START_TEST(ud_too_long)
 {
 	struct ibv_qp *a = make_qp(false, e.cq, -1), *b = make_qp(false, e.cq, -1);
@@ -847,6 +924,7 @@ static Suite *dp_suite(void)
 	tcase_add_test(t, post_not_rts);
 	tcase_add_test(t, rc_refused);
 	tcase_add_test(t, bad_lkey);
+	tcase_add_loop_test(t, sender_fault, 0, 2);
 	tcase_add_test(t, ud_too_long);
 	tcase_add_test(t, destroyed_ah);
 	tcase_add_loop_test(t, rnr_exhausted, 0, 3);
