@@ -163,16 +163,18 @@ static int cq_buf_get_va(struct sefa_client *c,
 	if (ret)
 		return ret;
 	/*
-	 * Pinning for the device's writes faults on memory the process does
-	 * not have or may not write: write back what is there, at both ends.
+	 * The whole range is pinned, as ib_umem_get() pins it, for the
+	 * device's writes: that faults on memory the process does not have
+	 * or may not write.  Write back what is there, at both ends, as a
+	 * memory region's registration reads them.
 	 */
-	last = b->va + page_align(ring_len) - 1;
+	last = b->va + b->length - 1;
 	if (sefa_copy_from_user(c, &probe, b->va, 1) ||
 	    sefa_copy_to_user(c, b->va, &probe, 1) ||
 	    sefa_copy_from_user(c, &probe, last, 1) ||
 	    sefa_copy_to_user(c, last, &probe, 1))
 		return -EFAULT;
-	ret = sefa_pin(c, b->va, page_align(ring_len), &ext->mm, &ext->npages);
+	ret = sefa_pin(c, b->va, b->length, &ext->mm, &ext->npages);
 	if (ret)
 		return ret;
 	ext->va = b->va;
