@@ -9,6 +9,7 @@
  * checks first, so that nothing is delivered twice.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,9 +197,21 @@ static void resp_answer(struct nic_engine *eng, const struct sefa_device *dev,
  * a receiver that is gone has its QP destroyed next, and RC's requester
  * hears nothing, as from a QP destroyed already.
  */
-static int place_status(const struct sefa_qp *tqp, int err, bool sender,
-			int st)
+static int place_status(struct sefa_qp *tqp, const struct sefa_pkt *pkt,
+			int err, bool sender, int st)
 {
+	struct sefa_client *c = tqp->uobj.c;
+
+	/* The first of the QP, or each with --verbose (softefad(8), LOG). */
+	if (!tqp->dma_faults++ || c->d->verbose)
+		fprintf(stderr, "softefad: pid %d: QP %u: %s of %llu bytes from QP %u: %s memory %s\n",
+			(int)c->pid, tqp->qpn,
+			pkt->op == SEFA_PKT_SEND ? "send" :
+			pkt->op == SEFA_PKT_WRITE ? "RDMA write" : "RDMA read",
+			(unsigned long long)pkt->len, pkt->sqpn,
+			sender ? "the requester's" : "this QP's",
+			err == -ESRCH ? "is gone with its process" :
+					"cannot be reached (unmapped)");
 	if (sender)
 		return RESP_SENDER_FAULT;
 	return err == -ESRCH && tqp->type == IBV_QPT_RC ? RESP_SILENT : st;
@@ -210,7 +223,7 @@ static int place_status(const struct sefa_qp *tqp, int err, bool sender,
  * Returns 0 or the status place_status() makes of a failure, with @st
  * for the receiver's.
  */
-static int resp_place(struct nic_engine *eng, const struct sefa_qp *tqp,
+static int resp_place(struct nic_engine *eng, struct sefa_qp *tqp,
 		      const struct sefa_pkt *pkt, const struct seg_list *dst,
 		      int st)
 {
@@ -221,11 +234,12 @@ static int resp_place(struct nic_engine *eng, const struct sefa_qp *tqp,
 		err = nic_dma_buf(dst, 0, (void *)pkt->data, pkt->len, true);
 	else
 		err = nic_dma_copy(eng, &pkt->segs, dst, pkt->len, &sender);
-	return err ? place_status(tqp, err, sender, st) : EFA_IO_COMP_STATUS_OK;
+	return err ? place_status(tqp, pkt, err, sender, st) :
+		     EFA_IO_COMP_STATUS_OK;
 }
 
 /* The payload into a receive's segments past their first @skip bytes. */
-static int place_recv(struct nic_engine *eng, const struct sefa_qp *tqp,
+static int place_recv(struct nic_engine *eng, struct sefa_qp *tqp,
 		      const struct sefa_pkt *pkt, struct seg_list *dst,
 		      uint64_t skip)
 {
@@ -377,7 +391,7 @@ static int resp_rdma(struct nic_engine *eng, struct sefa_qp *tqp,
 	if (!write && (pkt->flags & SEFA_PKT_NET)) {
 		err = nic_dma_buf(&remote, 0, eng->bounce, pkt->len, false);
 		if (err)
-			return place_status(tqp, err, false,
+			return place_status(tqp, pkt, err, false,
 					    EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS);
 		nic_wire_read_resp(eng, pkt, tqp->dev->gid, eng->bounce,
 				   pkt->len);
@@ -393,7 +407,7 @@ static int resp_rdma(struct nic_engine *eng, struct sefa_qp *tqp,
 		/* A local read: the target's memory is the source. */
 		err = nic_dma_copy(eng, &remote, &pkt->segs, pkt->len, &target);
 		if (err)
-			return place_status(tqp, err, !target,
+			return place_status(tqp, pkt, err, !target,
 					    EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS);
 	}
 	if (write)

@@ -204,6 +204,7 @@ struct sefa_qp {
 	uint32_t sq_entries;		/* WQEs, a power of two */
 	uint32_t sq_wqe_size;		/* EFA_IO_TX_WQE_SIZE or _128_SIZE */
 	unsigned int wqe_refused;	/* WQEs refused as malformed */
+	unsigned int dma_faults;	/* requests whose memory failed */
 	uint16_t sq_ci;			/* next WQE the device reads */
 	uint32_t sq_db_seen;		/* the SQ doorbell at the last look */
 	struct sefa_shm *rq_ring;
