@@ -25,6 +25,8 @@
 #include <infiniband/efadv.h>
 #include <infiniband/verbs.h>
 
+#include "dev.h"
+
 #define QKEY		0x11111111
 #define FILE_LEN	65536
 #define RING_OFF	4160	/* past a page, 8-byte aligned */
@@ -80,23 +82,13 @@ static struct ibv_qp *srd_qp(struct ibv_pd *pd, struct ibv_cq_ex *cq)
 	struct efadv_qp_init_attr efa = {
 		.driver_qp_type = EFADV_QP_DRIVER_TYPE_SRD,
 	};
-	struct ibv_qp_attr m = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qkey = QKEY };
 	struct ibv_qp *qp;
 
 	qp = efadv_create_qp_ex(pd->context, &attr, &efa, sizeof(efa));
 	if (!qp)
 		die("create QP: %s", strerror(errno));
-	if (ibv_modify_qp(qp, &m, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_QKEY))
-		die("INIT: %s", strerror(errno));
-	m.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &m, IBV_QP_STATE))
-		die("RTR: %s", strerror(errno));
-	m.qp_state = IBV_QPS_RTS;
-	m.sq_psn = 0;
-	if (ibv_modify_qp(qp, &m, IBV_QP_STATE | IBV_QP_SQ_PSN))
-		die("RTS: %s", strerror(errno));
+	if (dev_ud_to_rts(qp, QKEY, -1))
+		die("QP to RTS: %s", strerror(errno));
 	return qp;
 }
 
@@ -210,10 +202,9 @@ static void refuse(struct ibv_context *ctx, void *at, const char *what,
 
 int main(int argc, char **argv)
 {
-	struct ibv_ah_attr ah_attr = { .port_num = 1, .is_global = 1 };
+	union ibv_gid gid;
 	struct efadv_device_attr dattr = {};
 	struct efadv_cq_attr cattr = {};
-	struct ibv_device **list;
 	struct ibv_context *ctx;
 	uint8_t *file, *view, *buf;
 	struct ibv_qp *a, *b;
@@ -221,19 +212,14 @@ int main(int argc, char **argv)
 	struct ibv_mr *mr;
 	struct ibv_ah *ah;
 	struct ibv_pd *pd;
-	int i, n, fd, pipefd[2], ret;
+	int fd, pipefd[2], ret;
 	unsigned int round;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	list = ibv_get_device_list(&n);
-	for (i = 0; list && i < n; i++)
-		if (argc < 2 || !strcmp(ibv_get_device_name(list[i]), argv[1]))
-			break;
-	if (!list || i == n)
-		die("no device %s", argc > 1 ? argv[1] : "");
-	ctx = ibv_open_device(list[i]);
+	ctx = dev_open(argc > 1 ? argv[1] : NULL, false);
 	if (!ctx)
-		die("open: %s", strerror(errno));
+		die("open %s: %s", argc > 1 ? argv[1] : "the first device",
+		    strerror(errno));
 	ret = efadv_query_device(ctx, &dattr, sizeof(dattr));
 	if (ret)
 		die("efadv_query_device: %s", strerror(ret));
@@ -278,9 +264,9 @@ int main(int argc, char **argv)
 		die("PD or buffer: %s", strerror(errno));
 	memset(buf, 0x42, 16384);
 	mr = ibv_reg_mr(pd, buf, 16384, IBV_ACCESS_LOCAL_WRITE);
-	if (!mr || ibv_query_gid(ctx, 1, 0, &ah_attr.grh.dgid))
+	if (!mr || ibv_query_gid(ctx, 1, 0, &gid))
 		die("MR or GID: %s", strerror(errno));
-	ah = ibv_create_ah(pd, &ah_attr);
+	ah = dev_create_ah(pd, &gid);
 	if (!ah)
 		die("AH: %s", strerror(errno));
 	a = srd_qp(pd, cq);

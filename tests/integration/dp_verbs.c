@@ -496,6 +496,17 @@ START_TEST(bad_lkey)
 }
 END_TEST
 
+/* The next completion: @wr_id's, failed on its own memory's key. */
+static void expect_own_fault(uint64_t wr_id)
+{
+	struct ibv_wc wc = dp_poll_one(e.cq, WAIT_MS);
+
+	ck_assert_int_eq(wc.wr_id, wr_id);
+	ck_assert_msg(wc.status == IBV_WC_LOC_PROT_ERR, "%llu: %s",
+		      (unsigned long long)wr_id, ibv_wc_status_str(wc.status));
+	ck_assert_int_eq(wc.vendor_err, 5);
+}
+
 /*
  * A region whose pages the process unmapped after registering it: the
  * sender's own memory fails.  EFA reads a sender's buffers at the sender,
@@ -528,11 +539,7 @@ START_TEST(sender_fault)
 	post_recv(b, rbuf, grh + 64, 2);
 	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)gone, 64,
 				   mr->lkey, 1, false), 0);
-	wc = dp_poll_one(e.cq, WAIT_MS);
-	ck_assert_int_eq(wc.wr_id, 1);
-	ck_assert_msg(wc.status == IBV_WC_LOC_PROT_ERR, "sender: %s",
-		      ibv_wc_status_str(wc.status));
-	ck_assert_int_eq(wc.vendor_err, 5);
+	expect_own_fault(1);
 	poll_none(e.cq, 20);
 
 	/* the receive is still there, for a message that can be read */
@@ -558,11 +565,7 @@ START_TEST(sender_fault)
 		ibv_wr_set_ud_addr(qpx, ah, b->qp_num, QKEY);
 		ibv_wr_set_sge(qpx, mr->lkey, (uintptr_t)gone, 64);
 		ck_assert_int_eq(ibv_wr_complete(qpx), 0);
-		wc = dp_poll_one(e.cq, WAIT_MS);
-		ck_assert_int_eq(wc.wr_id, 4);
-		ck_assert_msg(wc.status == IBV_WC_LOC_PROT_ERR, "reader: %s",
-			      ibv_wc_status_str(wc.status));
-		ck_assert_int_eq(wc.vendor_err, 5);
+		expect_own_fault(4);
 	}
 	poll_none(e.cq, 20);
 	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
