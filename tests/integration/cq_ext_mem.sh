@@ -15,10 +15,7 @@ out=$(VERBS_LOG_LEVEL=4 VERBS_LOG_FILE=$RUN/verbs.log \
 	sx --provider ours -- "$BUILD/bin/cq_ext_mem" efa_0 2>&1) ||
 	fail "cq_ext_mem: $out"
 echo "$out"
-# (awk reads to the end: objdump must not meet a closed pipe)
-abi=$(objdump -T "$BUILD/lib/libefa.so.1" |
-	awk '/IBVERBS_PRIVATE_/ && !abi { abi = $0; sub(/.*IBVERBS_PRIVATE_/, "", abi); sub(/\).*/, "", abi) }
-	     END { print abi }')
+abi=$(provider_abi)
 if [ "$abi" = 34 ]; then
 	expect_eq ext_mem_cap "$(awk '$1 == "ext_mem_cap" { print $2 }' <<<"$out")" 0
 	expect_eq without_cap "$(awk '$1 == "without_cap" { print $2 }' <<<"$out")" \

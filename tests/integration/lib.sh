@@ -214,3 +214,12 @@ expect_only_rnr_errors() {
 	[ $((errors * 4)) -le "$(stat_field "$1" rnr_retries)" ] ||
 		fail "error completions other than RNR: $(sefa stats)"
 }
+
+# The private libibverbs ABI (34, 64) our provider in BUILD was built for.
+# (awk reads to the end: objdump must not meet a closed pipe)
+provider_abi() {
+	objdump -T "$BUILD/lib/libefa.so.1" |
+		awk '/IBVERBS_PRIVATE_/ && !abi { abi = $0
+			sub(/.*IBVERBS_PRIVATE_/, "", abi); sub(/\).*/, "", abi) }
+		     END { print abi }'
+}
