@@ -22,7 +22,7 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_ioctl.h>
 
-#include "efa_ext_abi.h"
+#include "efa/efa_ext_abi.h"
 #include "fuzz.h"
 #include "mad/mad.h"
 #include "nic/loc.h"

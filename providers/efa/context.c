@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "efa.h"
-#include "efa_io_defs.h"
+#include "efa/efa_io_defs.h"
 
 /* Without these the provider cannot work: AH numbers only come back in
  * the CREATE_AH udata, and queue sizes and SGE limits only in the

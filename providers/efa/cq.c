@@ -16,7 +16,7 @@
 
 #include "efa.h"
 #include "efa_dp.h"
-#include "efa_ext_abi.h"
+#include "efa/efa_ext_abi.h"
 
 /* The CQ with its sub-CQs and room for the list of active ones. */
 struct efa_cq *efa_cq_alloc(uint16_t num_sub_cqs)

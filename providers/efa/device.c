@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "efa.h"
-#include "efa_io_defs.h"
+#include "efa/efa_io_defs.h"
 
 void efa_device_attr_fixup(const struct efa_context *ctx,
 			   struct ibv_device_attr *attr,

@@ -15,7 +15,7 @@
 #include <infiniband/efadv_mad.h>
 
 #include "efa_abi.h"
-#include "efa_io_defs.h"
+#include "efa/efa_io_defs.h"
 #include "ibverbs_private.h"
 
 struct efa_dev {

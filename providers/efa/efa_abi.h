@@ -17,8 +17,8 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 
-#include "efa_abi_compat.h"
-#include "efa_ext_abi.h"
+#include "efa/efa_abi_compat.h"
+#include "efa/efa_ext_abi.h"
 #include "ibverbs_private.h"
 
 #define EFA_ABI_VERSION 1

@@ -16,7 +16,7 @@
 
 #include "efa.h"
 #include "efa_dp.h"
-#include "efa_ext_abi.h"
+#include "efa/efa_ext_abi.h"
 
 static const uint8_t efa_wc_status_map[] = {
 	[EFA_IO_COMP_STATUS_OK] = IBV_WC_SUCCESS,

@@ -16,7 +16,7 @@
 
 #include "efa.h"
 #include "efa_dp.h"
-#include "efa_ext_abi.h"
+#include "efa/efa_ext_abi.h"
 
 static const char *efa_qp_type_str(enum ibv_qp_type type)
 {

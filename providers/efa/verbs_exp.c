@@ -21,7 +21,7 @@
 
 #include "efa.h"
 #include "efa_dp.h"
-#include "efa_ext_abi.h"
+#include "efa/efa_ext_abi.h"
 
 #define EFA_EXP_ACCESS (IBV_EXP_ACCESS_LOCAL_WRITE |			\
 			IBV_EXP_ACCESS_REMOTE_WRITE |			\

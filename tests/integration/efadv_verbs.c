@@ -21,7 +21,7 @@
 
 #include "check_main.h"
 #include "dp.h"
-#include "efa_io_defs.h"
+#include "efa/efa_io_defs.h"
 
 #define QKEY		0x11111111
 #define WAIT_MS		20000

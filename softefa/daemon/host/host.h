@@ -17,7 +17,7 @@
 
 #include <rdma/ib_user_verbs.h>
 
-#include "efa_io_defs.h"
+#include "efa/efa_io_defs.h"
 #include "host/profile.h"
 #include "proto.h"
 

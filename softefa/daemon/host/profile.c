@@ -16,8 +16,8 @@
 #include <infiniband/verbs.h>
 #include <rdma/efa-abi.h>
 
-#include "efa_abi_compat.h"
-#include "efa_ext_abi.h"
+#include "efa/efa_abi_compat.h"
+#include "efa/efa_ext_abi.h"
 
 #include "host/profile.h"
 

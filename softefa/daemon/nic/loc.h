@@ -24,7 +24,7 @@
 #ifndef SEFA_NIC_LOC_H
 #define SEFA_NIC_LOC_H
 
-#include "efa_ext_abi.h"
+#include "efa/efa_ext_abi.h"
 #include "nic/nic.h"
 
 #define DMA_CHUNK		(64 * 1024)

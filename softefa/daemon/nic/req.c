@@ -17,7 +17,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/efa-abi.h>
 
-#include "efa_abi_compat.h"
+#include "efa/efa_abi_compat.h"
 #include "nic/loc.h"
 
 static uint64_t addr64(uint32_t lo, uint32_t hi)

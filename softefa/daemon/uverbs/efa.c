@@ -11,8 +11,8 @@
 #include <rdma/efa-abi.h>
 #include <rdma/ib_user_verbs.h>
 
-#include "efa_abi_compat.h"
-#include "efa_ext_abi.h"
+#include "efa/efa_abi_compat.h"
+#include "efa/efa_ext_abi.h"
 #include "uverbs/uverbs.h"
 
 int efa_alloc_ucontext(struct sefa_cmd *cmd)

@@ -26,7 +26,7 @@
 
 #include <rdma/efa-abi.h>
 
-#include "efa_abi_compat.h"
+#include "efa/efa_abi_compat.h"
 #include "verbs/verbs.h"
 
 /* The dma-buf pseudo filesystem (<linux/magic.h>, Linux 5.x on). */

@@ -11,8 +11,8 @@
 #include <infiniband/verbs.h>
 #include <rdma/efa-abi.h>
 
-#include "efa_abi_compat.h"
-#include "efa_ext_abi.h"
+#include "efa/efa_abi_compat.h"
+#include "efa/efa_ext_abi.h"
 #include "verbs/verbs.h"
 
 int sefa_uobj_add(struct sefa_client *c, struct sefa_uobj *u,

@@ -12,8 +12,8 @@
 #include <rdma/efa-abi.h>
 #include <rdma/ib_user_verbs.h>
 
-#include "efa_abi_compat.h"
-#include "efa_ext_abi.h"
+#include "efa/efa_abi_compat.h"
+#include "efa/efa_ext_abi.h"
 #include "verbs/verbs.h"
 
 static bool is_pow2(uint32_t v)

@@ -8,7 +8,7 @@
 #include <rdma/efa-abi.h>
 #include <rdma/ib_user_verbs.h>
 
-#include "efa_abi_compat.h"
+#include "efa/efa_abi_compat.h"
 #include "nic_fixture.h"
 
 #define FX_NDEV		2

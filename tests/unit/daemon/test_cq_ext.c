@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "check_main.h"
-#include "efa_abi_compat.h"
+#include "efa/efa_abi_compat.h"
 #include "nic_fixture.h"
 
 #define CQE		64

@@ -19,7 +19,7 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_ioctl.h>
 
-#include "efa_ext_abi.h"
+#include "efa/efa_ext_abi.h"
 #include "uverbs/uverbs.h"
 #include "check_main.h"
 

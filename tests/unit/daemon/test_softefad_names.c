@@ -12,8 +12,8 @@
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_verbs.h>
 
-#include "efa_abi_compat.h"
-#include "efa_ext_abi.h"
+#include "efa/efa_abi_compat.h"
+#include "efa/efa_ext_abi.h"
 #include "uverbs/uverbs.h"
 #include "check_main.h"
 

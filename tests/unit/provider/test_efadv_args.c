@@ -13,7 +13,7 @@
 
 #include <check.h>
 
-#include "efa_ext_abi.h"
+#include "efa/efa_ext_abi.h"
 #include "efa_fake_kernel.h"
 #include "efa_fixture.h"
 #include "check_bytes.h"

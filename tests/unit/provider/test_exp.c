@@ -14,7 +14,7 @@
 #include <infiniband/verbs_exp.h>
 
 #include "efa_dp.h"
-#include "efa_ext_abi.h"
+#include "efa/efa_ext_abi.h"
 #include "efa_fixture.h"
 #include "check_main.h"
 

@@ -12,7 +12,7 @@
 #include <check.h>
 
 #include "efa_dp.h"
-#include "efa_ext_abi.h"
+#include "efa/efa_ext_abi.h"
 #include "efa_fixture.h"
 #include "check_main.h"
 

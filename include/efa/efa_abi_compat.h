@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * EFA kernel ABI values newer than the system's <rdma/efa-abi.h>.
+ * Part of the contract between the provider and the device (include/efa/,
+ * never installed): what the provider and SoftEFA both read.
+ *
+ * This header holds the EFA kernel ABI values newer than the system's
+ * <rdma/efa-abi.h>.
  *
  * Debian 12 ships the 6.1 UAPI headers; the efa driver gained these later
  * without changing any structure layout.  Upstream declares them as
@@ -9,8 +13,8 @@
  * enumerator of the same value, which is harmless.
  */
 
-#ifndef EFA_ABI_COMPAT_H
-#define EFA_ABI_COMPAT_H
+#ifndef SEFA_INCLUDE_EFA_EFA_ABI_COMPAT_H
+#define SEFA_INCLUDE_EFA_EFA_ABI_COMPAT_H
 
 #include <rdma/efa-abi.h>
 
@@ -126,4 +130,4 @@ _Static_assert(__builtin_offsetof(struct efa_compat_alloc_ucontext_resp, min_sq_
 #define EFA_QUERY_MR_VALIDITY_RDMA_RECV_IC_ID	(1 << 2)
 #endif
 
-#endif /* EFA_ABI_COMPAT_H */
+#endif /* SEFA_INCLUDE_EFA_EFA_ABI_COMPAT_H */

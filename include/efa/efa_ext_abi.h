@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * This project's extensions of the efa kernel ABI, for devices that offer
- * more than EFA (SoftEFA's "extended" profile).  The real efa driver never
- * sets these bits, so on EFA hardware the provider sees none of them and
- * refuses the features with EOPNOTSUPP.
+ * Part of the contract between the provider and the device (include/efa/,
+ * never installed): what the provider and SoftEFA both read.
+ *
+ * This header holds this project's extensions of the efa kernel ABI, for
+ * devices that offer more than EFA (SoftEFA's "extended" profile).  The
+ * real efa driver never sets these bits, so on EFA hardware the provider
+ * sees none of them and refuses the features with EOPNOTSUPP.
  *
  * Capability bits go into efa_ibv_ex_query_device_resp.device_caps from the
  * top down, far from upstream's, which grow from bit 0.
  */
 
-#ifndef EFA_EXT_ABI_H
-#define EFA_EXT_ABI_H
+#ifndef SEFA_INCLUDE_EFA_EFA_EXT_ABI_H
+#define SEFA_INCLUDE_EFA_EFA_EXT_ABI_H
 
 #include <rdma/efa-abi.h>
 
@@ -115,4 +118,4 @@ enum sefa_ib_create_indirect_mr_attrs {
 	SEFA_IB_ATTR_INDIRECT_MR_RESP_MAX_ENTRIES,	/* u32 out */
 };
 
-#endif /* EFA_EXT_ABI_H */
+#endif /* SEFA_INCLUDE_EFA_EFA_EXT_ABI_H */

@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * EFA device descriptor formats, as the device reads and writes them: send
- * WQEs in the LLQ, receive descriptors in the RQ ring, completion entries in
- * the CQ ring, and the CQ doorbell register.  All little-endian.
+ * Part of the contract between the provider and the device (include/efa/,
+ * never installed): what the provider and SoftEFA both read, and nothing
+ * either side keeps to itself.
  *
- * This is the device's side of the contract, so the provider and SoftEFA's
- * device engine both build on this one header.  Bit fields are masks, not C
- * bit-fields, so the layout never depends on the compiler.
+ * This header holds the EFA device descriptor formats, as the device reads
+ * and writes them: send WQEs in the LLQ, receive descriptors in the RQ
+ * ring, completion entries in the CQ ring, and the CQ doorbell register.
+ * All little-endian.  The provider and SoftEFA's device engine both build
+ * on this one header.  Bit fields are masks, not C bit-fields, so the
+ * layout never depends on the compiler.
  */
 
-#ifndef EFA_IO_DEFS_H
-#define EFA_IO_DEFS_H
+#ifndef SEFA_INCLUDE_EFA_EFA_IO_DEFS_H
+#define SEFA_INCLUDE_EFA_EFA_IO_DEFS_H
 
 #include <stdint.h>
 
@@ -238,4 +241,4 @@ _Static_assert(sizeof(struct efa_io_rx_cdesc) == EFA_IO_CQE_SIZE, "rx cdesc");
 _Static_assert(sizeof(struct efa_io_rx_cdesc_ex) == EFA_IO_CQE_EX_SIZE,
 	       "rx cdesc ex");
 
-#endif /* EFA_IO_DEFS_H */
+#endif /* SEFA_INCLUDE_EFA_EFA_IO_DEFS_H */
