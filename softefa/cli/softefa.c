@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "hoststate.h"
-#include "host/profile.h"
+#include "profile.h"
 #include "rundir.h"
 
 #ifndef SOFTEFA_INSTALL_LIBDIR

@@ -18,7 +18,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "efa/efa_io_defs.h"
-#include "host/profile.h"
+#include "profile.h"
 #include "proto.h"
 
 struct sefa_client;

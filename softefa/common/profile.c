@@ -19,7 +19,7 @@
 #include "efa/efa_abi_compat.h"
 #include "efa/efa_ext_abi.h"
 
-#include "host/profile.h"
+#include "profile.h"
 
 /*
  * Every generation: RNR retry (the device), SGID in CQEs, CQ events and
