@@ -11,8 +11,8 @@
  * into the harness itself, and a seed's pointers mean the same on every
  * run.
  */
-#ifndef SEFA_FUZZ_H
-#define SEFA_FUZZ_H
+#ifndef SEFA_FUZZ_FUZZ_H
+#define SEFA_FUZZ_FUZZ_H
 
 #include <stdbool.h>
 #include <stddef.h>

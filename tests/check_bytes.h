@@ -5,8 +5,8 @@
  * line and the first byte that is wrong; a pass costs one Check assertion
  * however long the memory.
  */
-#ifndef SEFA_CHECK_BYTES_H
-#define SEFA_CHECK_BYTES_H
+#ifndef SEFA_TESTS_CHECK_BYTES_H
+#define SEFA_TESTS_CHECK_BYTES_H
 
 #include <check.h>
 #include <stddef.h>

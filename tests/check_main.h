@@ -3,8 +3,8 @@
  * The main() of every Check test program: run one suite, fail the process
  * if any test failed.
  */
-#ifndef SEFA_CHECK_MAIN_H
-#define SEFA_CHECK_MAIN_H
+#ifndef SEFA_TESTS_CHECK_MAIN_H
+#define SEFA_TESTS_CHECK_MAIN_H
 
 #include <check.h>
 #include <stdlib.h>

@@ -3,8 +3,8 @@
  * EFA direct verbs: source and binary compatible with rdma-core's efadv.h.
  */
 
-#ifndef INFINIBAND_EFADV_H
-#define INFINIBAND_EFADV_H
+#ifndef SEFA_INCLUDE_INFINIBAND_EFADV_H
+#define SEFA_INCLUDE_INFINIBAND_EFADV_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -290,4 +290,4 @@ efadv_create_comp_cntr(struct ibv_context *ibvctx,
 }
 #endif
 
-#endif /* INFINIBAND_EFADV_H */
+#endif /* SEFA_INCLUDE_INFINIBAND_EFADV_H */

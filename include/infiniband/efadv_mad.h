@@ -9,8 +9,8 @@
  * Multi-byte fields of the wire structures are big-endian.
  */
 
-#ifndef INFINIBAND_EFADV_MAD_H
-#define INFINIBAND_EFADV_MAD_H
+#ifndef SEFA_INCLUDE_INFINIBAND_EFADV_MAD_H
+#define SEFA_INCLUDE_INFINIBAND_EFADV_MAD_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -289,4 +289,4 @@ static inline int efadv_mad_is_response(const struct efadv_mad_hdr *hdr)
 }
 #endif
 
-#endif /* INFINIBAND_EFADV_MAD_H */
+#endif /* SEFA_INCLUDE_INFINIBAND_EFADV_MAD_H */

@@ -16,8 +16,8 @@
  * ibv_exp_create_qp(3) and ibv_exp_poll_cq(3).
  */
 
-#ifndef INFINIBAND_VERBS_EXP_H
-#define INFINIBAND_VERBS_EXP_H
+#ifndef SEFA_INCLUDE_INFINIBAND_VERBS_EXP_H
+#define SEFA_INCLUDE_INFINIBAND_VERBS_EXP_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -649,4 +649,4 @@ int ibv_exp_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_exp_wc *wc,
 }
 #endif
 
-#endif /* INFINIBAND_VERBS_EXP_H */
+#endif /* SEFA_INCLUDE_INFINIBAND_VERBS_EXP_H */

@@ -3,8 +3,8 @@
  * Provider-internal objects and the functions shared between its files.
  */
 
-#ifndef EFA_H
-#define EFA_H
+#ifndef SEFA_PROVIDERS_EFA_EFA_H
+#define SEFA_PROVIDERS_EFA_EFA_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -484,4 +484,4 @@ efa_register_mad_agent_at(const char *sysfs_dir, const char *dev_dir,
 			  const struct efadv_mad_reg_req *reg_req,
 			  uint8_t rmpp_version, uint32_t flags);
 
-#endif /* EFA_H */
+#endif /* SEFA_PROVIDERS_EFA_EFA_H */

@@ -24,8 +24,8 @@
  * system UAPI headers.
  */
 
-#ifndef EFA_IBVERBS_PRIVATE_H
-#define EFA_IBVERBS_PRIVATE_H
+#ifndef SEFA_PROVIDERS_EFA_IBVERBS_PRIVATE_H
+#define SEFA_PROVIDERS_EFA_IBVERBS_PRIVATE_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -750,4 +750,4 @@ IBV_PRIVATE_ASSERT_SIZE(ibv_query_qp, 24);
 
 _Static_assert(RDMA_DRIVER_EFA == 17, "RDMA_DRIVER_EFA moved");
 
-#endif /* EFA_IBVERBS_PRIVATE_H */
+#endif /* SEFA_PROVIDERS_EFA_IBVERBS_PRIVATE_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-#ifndef SOFTEFA_HOSTSTATE_H
-#define SOFTEFA_HOSTSTATE_H
+#ifndef SEFA_SOFTEFA_COMMON_HOSTSTATE_H
+#define SEFA_SOFTEFA_COMMON_HOSTSTATE_H
 
 #include <stdbool.h>
 #include <stdint.h>

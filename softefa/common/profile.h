@@ -5,8 +5,8 @@
  * "extended" (today's hardware plus what this project adds).  softefad(8)
  * gives the table and where each value comes from.
  */
-#ifndef SEFA_PROFILE_H
-#define SEFA_PROFILE_H
+#ifndef SEFA_SOFTEFA_COMMON_PROFILE_H
+#define SEFA_SOFTEFA_COMMON_PROFILE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -9,8 +9,8 @@
  * reads and writes the caller's memory itself, as copy_from_user() and
  * copy_to_user() do.
  */
-#ifndef SOFTEFA_PROTO_H
-#define SOFTEFA_PROTO_H
+#ifndef SEFA_SOFTEFA_COMMON_PROTO_H
+#define SEFA_SOFTEFA_COMMON_PROTO_H
 
 #include <stdint.h>
 

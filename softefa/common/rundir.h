@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-#ifndef SOFTEFA_RUNDIR_H
-#define SOFTEFA_RUNDIR_H
+#ifndef SEFA_SOFTEFA_COMMON_RUNDIR_H
+#define SEFA_SOFTEFA_COMMON_RUNDIR_H
 
 #include <stddef.h>
 

@@ -16,8 +16,8 @@
  * are the daemon's, redirect.c where a path goes, call.c how the daemon
  * is asked.
  */
-#ifndef SOFTEFA_SHIM_H
-#define SOFTEFA_SHIM_H
+#ifndef SEFA_SOFTEFA_SHIM_SHIM_H
+#define SEFA_SOFTEFA_SHIM_SHIM_H
 
 #include <dirent.h>
 #include <limits.h>

@@ -4,8 +4,8 @@
  * the probes and the peers, which report failures themselves, and the
  * Check programs, which assert on them (dp.h).  Port 1 throughout.
  */
-#ifndef SEFA_TEST_DEV_H
-#define SEFA_TEST_DEV_H
+#ifndef SEFA_TESTS_INTEGRATION_DEV_H
+#define SEFA_TESTS_INTEGRATION_DEV_H
 
 #include <errno.h>
 #include <stdbool.h>

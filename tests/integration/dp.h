@@ -3,8 +3,8 @@
  * What the Check programs of the data path share: dev.h's device and
  * completions, asserted.
  */
-#ifndef SEFA_TEST_DP_H
-#define SEFA_TEST_DP_H
+#ifndef SEFA_TESTS_INTEGRATION_DP_H
+#define SEFA_TESTS_INTEGRATION_DP_H
 
 #include <check.h>
 

@@ -4,8 +4,8 @@
  * same program run again with "--peer FD" is the other, connected by a
  * SOCK_SEQPACKET pair over which the test asks the peer to act.
  */
-#ifndef SEFA_TEST_PEER_H
-#define SEFA_TEST_PEER_H
+#ifndef SEFA_TESTS_INTEGRATION_PEER_H
+#define SEFA_TESTS_INTEGRATION_PEER_H
 
 #include <check.h>
 #include <stdint.h>

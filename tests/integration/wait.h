@@ -12,8 +12,8 @@
  *
  * or, in a Check test, CK_WAIT_UNTIL(10000, done(), "what").
  */
-#ifndef SEFA_TEST_WAIT_H
-#define SEFA_TEST_WAIT_H
+#ifndef SEFA_TESTS_INTEGRATION_WAIT_H
+#define SEFA_TESTS_INTEGRATION_WAIT_H
 
 #include <stdbool.h>
 #include <time.h>

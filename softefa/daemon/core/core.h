@@ -4,8 +4,8 @@
  * open device file each), copies to and from a client's memory, command
  * buffers and driver udata, shared memory and mmap keys, event files.
  */
-#ifndef SEFA_CORE_H
-#define SEFA_CORE_H
+#ifndef SEFA_SOFTEFA_DAEMON_CORE_CORE_H
+#define SEFA_SOFTEFA_DAEMON_CORE_CORE_H
 
 #include "host/host.h"
 

@@ -5,8 +5,8 @@
  * the sysfs tree) and the daemon that holds them.  Higher layers' objects
  * appear here only as pointers.
  */
-#ifndef SEFA_HOST_H
-#define SEFA_HOST_H
+#ifndef SEFA_SOFTEFA_DAEMON_HOST_HOST_H
+#define SEFA_SOFTEFA_DAEMON_HOST_HOST_H
 
 #include <pthread.h>
 #include <stdatomic.h>

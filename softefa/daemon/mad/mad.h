@@ -6,8 +6,8 @@
  * SMA and PMA a driver's process_mad() plays, and the daemon's SM/SA.
  * Everything runs under the daemon lock.
  */
-#ifndef SOFTEFA_MAD_H
-#define SOFTEFA_MAD_H
+#ifndef SEFA_SOFTEFA_DAEMON_MAD_MAD_H
+#define SEFA_SOFTEFA_DAEMON_MAD_MAD_H
 
 #include <endian.h>
 #include <stdbool.h>

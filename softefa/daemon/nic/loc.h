@@ -21,8 +21,8 @@
  * RNR error completion.  RC is in order: the WQE at the head of the SQ
  * waits there until its answer comes.
  */
-#ifndef SEFA_NIC_LOC_H
-#define SEFA_NIC_LOC_H
+#ifndef SEFA_SOFTEFA_DAEMON_NIC_LOC_H
+#define SEFA_SOFTEFA_DAEMON_NIC_LOC_H
 
 #include "efa/efa_ext_abi.h"
 #include "nic/nic.h"

@@ -4,8 +4,8 @@
  * each work request through a pipeline of requester, wire, responder and
  * completer (nic/loc.h), up to the completions.
  */
-#ifndef SEFA_NIC_H
-#define SEFA_NIC_H
+#ifndef SEFA_SOFTEFA_DAEMON_NIC_NIC_H
+#define SEFA_SOFTEFA_DAEMON_NIC_NIC_H
 
 #include "verbs/verbs.h"
 

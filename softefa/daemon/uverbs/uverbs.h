@@ -3,8 +3,8 @@
  * The uverbs ABI of softefad: the write() and ioctl() decoders, the
  * commands they lead to, and the efa driver's udata.
  */
-#ifndef SEFA_UVERBS_H
-#define SEFA_UVERBS_H
+#ifndef SEFA_SOFTEFA_DAEMON_UVERBS_UVERBS_H
+#define SEFA_SOFTEFA_DAEMON_UVERBS_UVERBS_H
 
 #include "verbs/verbs.h"
 

@@ -4,8 +4,8 @@
  * PD, MR (direct and indirect), AH, CQ and QP the commands create and the
  * NIC works on.
  */
-#ifndef SEFA_VERBS_H
-#define SEFA_VERBS_H
+#ifndef SEFA_SOFTEFA_DAEMON_VERBS_VERBS_H
+#define SEFA_SOFTEFA_DAEMON_VERBS_VERBS_H
 
 #include "core/core.h"
 

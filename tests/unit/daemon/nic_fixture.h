@@ -7,8 +7,8 @@
  * The wire is a stub that records every packet, answers requests as told
  * and takes answers to the completer.
  */
-#ifndef NIC_FIXTURE_H
-#define NIC_FIXTURE_H
+#ifndef SEFA_TESTS_UNIT_DAEMON_NIC_FIXTURE_H
+#define SEFA_TESTS_UNIT_DAEMON_NIC_FIXTURE_H
 
 #include <check.h>
 

@@ -5,8 +5,8 @@
  * its handler, on any other the system call.
  */
 
-#ifndef EFA_FAKE_KERNEL_H
-#define EFA_FAKE_KERNEL_H
+#ifndef SEFA_TESTS_UNIT_PROVIDER_EFA_FAKE_KERNEL_H
+#define SEFA_TESTS_UNIT_PROVIDER_EFA_FAKE_KERNEL_H
 
 #include <poll.h>
 #include <stdbool.h>
@@ -29,4 +29,4 @@ struct efa_fake_kernel {
 /* From now on the kernel is k; NULL: the real one for every descriptor. */
 void efa_fake_kernel_set(const struct efa_fake_kernel *k);
 
-#endif /* EFA_FAKE_KERNEL_H */
+#endif /* SEFA_TESTS_UNIT_PROVIDER_EFA_FAKE_KERNEL_H */

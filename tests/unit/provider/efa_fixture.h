@@ -5,8 +5,8 @@
  * functions can run on them.
  */
 
-#ifndef EFA_FIXTURE_H
-#define EFA_FIXTURE_H
+#ifndef SEFA_TESTS_UNIT_PROVIDER_EFA_FIXTURE_H
+#define SEFA_TESTS_UNIT_PROVIDER_EFA_FIXTURE_H
 
 #include "efa.h"
 
@@ -138,4 +138,4 @@ int efa_fake_post_recv(struct efa_fake_qp *fq, uint64_t wr_id,
 void efa_fake_ah_init(struct efa_fixture *fx, struct efa_ah *ah,
 		      uint16_t ahn);
 
-#endif /* EFA_FIXTURE_H */
+#endif /* SEFA_TESTS_UNIT_PROVIDER_EFA_FIXTURE_H */
