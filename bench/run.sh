@@ -7,41 +7,33 @@
 # engine's shortest sleep, the message rate of several pairs at once,
 # the daemon's CPU time while its clients sit idle and the first round trip
 # after, fi_pingpong against shm and tcp, and, as root, the round trip and
-# bandwidth between two hosts over the wire.  Last, issue 14's targets
-# against what this run measured.
+# bandwidth between two hosts over the wire.  Last, the benchmark's
+# targets against what this run measured.
 # Usage: bench/run.sh [BUILD_DIR]
 set -euo pipefail
 # wait_for, tcp_listens
 . "$(dirname "$0")/../scripts/common.sh"
+# the benchmark's helpers
+. "$(dirname "$0")/lib.sh"
 BUILD=${1:-$(dirname "$0")/../build}
 SOFTEFA=$BUILD/bin/softefa
 BENCH=$BUILD/bin/efa_bench
 RUN=$(mktemp -d /tmp/softefa-bench.XXXXXX)
-# the bench's daemon, and those of the pairs spread over devices
-stop_all() {
-	local r
-
-	for r in "$RUN" "$RUN"/spread.*; do
-		[ -d "$r" ] && "$SOFTEFA" --run-dir "$r" stop >/dev/null 2>&1
-	done
-	rm -rf "$RUN"
-}
-trap stop_all EXIT
+trap stop_bench_daemons EXIT
 
 # efa1: Debian 12's perftest takes no later part id for EFA, and its
 # ib_read_bw below fails on one (softefad(8), GENERATIONS)
 "$SOFTEFA" --run-dir "$RUN" start --profile efa1 >/dev/null
-sx() { "$SOFTEFA" --run-dir "$RUN" exec --provider "$@"; }
 
 PAIRS=2000
 # what the targets table at the end compares, by name
 declare -A M=()
 printf "%-8s %14s %12s %16s\n" provider "rate(Mmsg/s)" "rtt(us)" "instr/pair"
 for p in ours stock; do
-	rate=$(sx "$p" -- "$BENCH" rate 200000 | awk '/^rate/ { print $2 }')
-	rtt=$(sx "$p" -- "$BENCH" lat 20000 | awk '/^rtt/ { print $2 }')
+	rate=$(bench_exec "$p" -- "$BENCH" rate 200000 | awk '/^rate/ { print $2 }')
+	rtt=$(bench_exec "$p" -- "$BENCH" lat 20000 | awk '/^rtt/ { print $2 }')
 	out=$RUN/callgrind.$p
-	sx "$p" -- valgrind --tool=callgrind --collect-atstart=no \
+	bench_exec "$p" -- valgrind --tool=callgrind --collect-atstart=no \
 		--callgrind-out-file="$out" "$BENCH" pair "$PAIRS" \
 		>"$RUN/pair.$p" 2>"$RUN/valgrind.$p" ||
 		{ cat "$RUN/valgrind.$p" >&2; exit 1; }
@@ -69,7 +61,7 @@ for p in ours stock; do
 		continue
 	fi
 	for n in "$SPIN1" "$SPIN2"; do
-		sx "$p" -- strace -f -c -o "$RUN/strace.$p.$n" \
+		bench_exec "$p" -- strace -f -c -o "$RUN/strace.$p.$n" \
 			"$BENCH" spin "$n" >/dev/null
 	done
 	# strace -c rows: % time, seconds, usecs/call, calls, [errors,] name
@@ -134,7 +126,7 @@ done
 
 # RDMA write needs a provider newer than the stock one (rdma-core 46).
 echo
-wbw=$(sx ours -- "$BENCH" wbw 4000 | awk '/^wbw/ { print $2 }')
+wbw=$(bench_exec ours -- "$BENCH" wbw 4000 | awk '/^wbw/ { print $2 }')
 cpy=$("$BENCH" memcpy 40000 | awk '/^memcpy/ { print $2 }')
 printf "%-44s %10s MB/s\n" "64 KiB RDMA write over SRD (ours)" "$wbw" \
 	"64 KiB memcpy, one core, same machine" "$cpy"
@@ -156,20 +148,6 @@ echo
 echo "64 B message rate, pairs of processes at once (Mmsg/s, all pairs;" \
 	"slowest and fastest pair; $NPROC cores)"
 printf "%-8s %24s %24s\n" pairs ours stock
-# rates_cell KEY DIR PROVIDER N [VAR=VALUE...]: "efa_bench rates N" through
-# the daemon in DIR, its aggregate as M[KEY], "aggregate (slowest-fastest)"
-# added to row
-rates_cell() {
-	local key=$1 dir=$2 p=$3 n=$4 out agg lo hi
-	shift 4
-
-	out=$("$SOFTEFA" --run-dir "$dir" exec --provider "$p" -- \
-		env "$@" timeout 120 "$BENCH" rates "$n" 50000 |
-		awk '/^aggregate/ { print $2, $7, $9 }')
-	read -r agg lo hi <<<"$out"
-	row+=("$agg ($lo-$hi)")
-	M[$key]=$agg
-}
 for n in 1 2 "$MANY"; do
 	row=()
 	for p in ours stock; do
@@ -203,7 +181,6 @@ done
 IDLE=10
 DPID=$(cat "$RUN/softefad.pid")
 HZ=$(getconf CLK_TCK)
-daemon_cpu() { sed 's/.*) //' "/proc/$DPID/stat" | awk '{ print $12 + $13 }'; }
 echo
 echo "idle: two processes with their QPs, ${IDLE} s asleep (softefad pid $DPID," \
 	"CPU time in 1/$HZ s)"
@@ -213,13 +190,13 @@ for p in ours stock; do
 	c0=0 c1=0 t0=0 t1=0 fresh=n/a first=n/a after=n/a
 	while read -r what val _; do
 		case $what in
-		idle_start) c0=$(daemon_cpu) t0=$(date +%s.%N) ;;
-		idle_end) c1=$(daemon_cpu) t1=$(date +%s.%N) ;;
+		idle_start) c0=$(daemon_cpu_ticks) t0=$(date +%s.%N) ;;
+		idle_end) c1=$(daemon_cpu_ticks) t1=$(date +%s.%N) ;;
 		fresh_rtt) fresh=$val ;;
 		first_rtt) first=$val ;;
 		rtt) after=$val ;;
 		esac
-	done < <(sx "$p" -- timeout 120 "$BENCH" idle "$IDLE")
+	done < <(bench_exec "$p" -- timeout 120 "$BENCH" idle "$IDLE")
 	wait $! || { echo "efa_bench idle failed ($p)" >&2; exit 1; }
 	M[idle.$p]=$(awk -v c="$((c1 - c0))" -v hz="$HZ" -v t0="$t0" -v t1="$t1" \
 		'BEGIN { printf "%.2f", c / hz / (t1 - t0) * 100 }')
@@ -227,79 +204,6 @@ for p in ours stock; do
 		"$first" "$after"
 done
 
-# Issue 14's targets against this run's figures, printed last (also when
-# the sections after this point are skipped).  A ratio the run could not
-# measure is n/a.
-m() { echo "${M[$1]:-n/a}"; }
-# ratio A B [K]: A / (B * K), or n/a
-ratio() {
-	awk -v a="$1" -v b="$2" -v k="${3:-1}" 'BEGIN {
-		if (a ~ /^[0-9]+(\.[0-9]+)?$/ && b ~ /^[0-9]+(\.[0-9]+)?$/ && b > 0)
-			printf "%.2f", a / (b * k)
-		else
-			print "n/a" }'
-}
-# target WHAT MEASURED VALUE OP GOAL: one row of the table
-target() {
-	local verdict
-
-	verdict=$(awk -v v="$3" -v op="$4" -v g="$5" 'BEGIN {
-		if (v !~ /^[0-9]+(\.[0-9]+)?$/) { print "n/a"; exit }
-		v += 0
-		ok = op == "<=" ? v <= g : op == ">=" ? v >= g : \
-		     op == "<" ? v < g : v == g
-		print ok ? "met" : "not met" }')
-	printf "%-42s %-26s %8s %3s %-4s %s\n" "$1" "$2" "$3" "$4" "$5" "$verdict"
-}
-targets() {
-	local p shm tcp
-
-	shm=$(ratio "$(m fi_lat.shm)" 0.5)	# round trips, 2 x usec/xfer
-	tcp=$(ratio "$(m fi_lat.tcp)" 0.5)
-	echo
-	echo "targets (issue 14)"
-	printf "%-42s %-26s %8s %-8s %s\n" target measured ratio goal verdict
-	for p in ours stock; do
-		target "64 B rtt, $p / shm rtt" "$(m rtt.$p) vs $shm us" \
-			"$(ratio "$(m rtt.$p)" "$shm")" "<=" 2
-		target "64 B rtt, $p / tcp rtt" "$(m rtt.$p) vs $tcp us" \
-			"$(ratio "$(m rtt.$p)" "$tcp")" "<=" 1
-	done
-	for p in ours stock; do
-		target "64 B rate, one pair, $p (Mmsg/s)" "$(m rate.$p) Mmsg/s" \
-			"$(m rate.$p)" ">=" 1
-	done
-	# several pairs, a device each, against one pair: the engines scale
-	for p in ours stock; do
-		target "2 pairs on 2 devices / 1 pair, $p" \
-			"$(m spread.$p.2) vs $(m rates.$p.1) Mmsg/s" \
-			"$(ratio "$(m spread.$p.2)" "$(m rates.$p.1)")" ">=" 1.5
-	done
-	target "instructions per pair, ours / stock" \
-		"$(m instr.ours) vs $(m instr.stock)" \
-		"$(ratio "$(m instr.ours)" "$(m instr.stock)")" "<=" 0.8
-	target "system calls per round, ours" "$(m sys.ours)" "$(m sys.ours)" \
-		"==" 0
-	target "allocator calls per pair, ours" "$(m alloc.ours)" \
-		"$(m alloc.ours)" "==" 0
-	target "64 KiB RDMA write / memcpy" "$(m wbw) vs $(m memcpy) MB/s" \
-		"$(ratio "$(m wbw)" "$(m memcpy)")" ">=" 0.9
-	for p in ours stock; do
-		target "fi_pingpong 1-64 B, efa $p / shm" \
-			"$(m fi_lat.efa.$p) vs $(m fi_lat.shm) us" \
-			"$(ratio "$(m fi_lat.efa.$p)" "$(m fi_lat.shm)")" "<=" 2
-		target "fi_pingpong 1 MiB, efa $p / shm" \
-			"$(m fi_bw.efa.$p) vs $(m fi_bw.shm) MB/s" \
-			"$(ratio "$(m fi_bw.efa.$p)" "$(m fi_bw.shm)")" ">=" 0.5
-		target "fi_pingpong 1 MiB, efa $p / tcp" \
-			"$(m fi_bw.efa.$p) vs $(m fi_bw.tcp) MB/s" \
-			"$(ratio "$(m fi_bw.efa.$p)" "$(m fi_bw.tcp)")" ">=" 1
-	done
-	for p in ours stock; do
-		target "idle daemon, $p clients (% of a core)" \
-			"$(m idle.$p) %" "$(m idle.$p)" "<" 1
-	done
-}
 
 # libfabric's fi_pingpong (RDM endpoints): efa on SoftEFA through each
 # provider, beside libfabric's own shm and tcp providers on loopback, in
@@ -311,82 +215,9 @@ targets() {
 # up, in one process), cut short after the size wanted: the sizes before
 # it warm the path up, and the start shows apart as how much longer the
 # 0-byte size took than the 1-byte one.  The small-message figure is the
-# median over the sizes of 1 to 64 bytes (fi_small).
-command -v fi_pingpong >/dev/null || { targets; exit 0; }
+# median over the sizes of 1 to 64 bytes (fi_small_median).
+command -v fi_pingpong >/dev/null || { print_targets; exit 0; }
 FIPORT=$((20000 + RANDOM % 10000))
-# fi_side PROVIDER FABRIC ARGS...: one side of fi_pingpong, line-buffered
-fi_side() {
-	local sp=$1 prov=$2
-
-	shift 2
-	FI_EFA_ENABLE_SHM_TRANSFER=0 exec "$SOFTEFA" --run-dir "$RUN" exec \
-		--provider "$sp" -- timeout 120 stdbuf -oL \
-		fi_pingpong -p "$prov" -e rdm -S all "$@"
-}
-# fi_sizes RUNNER ARGS ITERS LAST: the result rows (bytes, MB/s,
-# usec/xfer) of "-S all -I ITERS", up to the row of LAST bytes.  Both
-# sides are stopped as soon as that row is out, before the client goes on
-# to the larger sizes (up to 8 MiB) and the server waits for it.
-fi_sizes() {
-	local run=$1 args=$2 iters=$3 last=$4 out=$RUN/fi_sizes.out srv cli
-
-	# shellcheck disable=SC2086
-	"$run" $args -I "$iters" -B "$FIPORT" >/dev/null 2>&1 &
-	srv=$!
-	wait_for 30 "fi_pingpong's server on TCP port $FIPORT" \
-		tcp_listens "$FIPORT" "${FI_SERVER_NS:-}"
-	# shellcheck disable=SC2086
-	"$run" $args -I "$iters" -P "$FIPORT" "$FI_PEER" >"$out" 2>&1 &
-	cli=$!
-	while kill -0 "$cli" 2>/dev/null &&
-	      ! awk -v last="$last" '$3 ~ /^=/ && $1 == last { f = 1 }
-				      END { exit !f }' "$out"; do
-		sleep 0.1
-	done
-	kill "$cli" "$srv" 2>/dev/null || true
-	wait "$cli" "$srv" 2>/dev/null || true
-	awk -v last="$last" '$3 ~ /^=/ { print $1, $6, $7 }
-			     $3 ~ /^=/ && $1 == last { exit }' "$out"
-	FIPORT=$((FIPORT + 1))
-}
-# fi_small ITERS: from the rows of a run up to 64 bytes, "usec/xfer
-# start-up-ms": the median over the sizes of 1 to 64 bytes, as small as
-# each other, so that one size's odd row does not decide (libfabric tcp's
-# 64-byte row can take 70-80 us in such a run, its neighbours 14); and how
-# much longer the 0-byte size took than the 1-byte one
-fi_small() {
-	awk -v n="$1" '
-		$1 == "0" { u0 = $3; next }
-		$1 == "1" { u1 = $3 }
-		{ u[k++] = $3 + 0 }
-		END {
-			for (i = 1; i < k; i++)
-				for (j = i; j > 0 && u[j - 1] > u[j]; j--) {
-					t = u[j]; u[j] = u[j - 1]; u[j - 1] = t
-				}
-			lat = "failed"
-			if (k % 2)
-				lat = sprintf("%.2f", u[int(k / 2)])
-			else if (k)
-				lat = sprintf("%.2f", (u[k / 2 - 1] + u[k / 2]) / 2)
-			# 0 when the 0-byte size was no slower
-			start = "failed"
-			if (u0 != "" && u1 != "")
-				start = u0 > u1 ? (u0 - u1) * 2 * n / 1000 : 0
-			if (start != "failed")
-				start = sprintf("%.0f", start)
-			print lat, start
-		}'
-}
-# fi_figures RUNNER ARGS: "small usec/xfer, 1 MiB MB/s, start-up ms"
-fi_figures() {
-	local lat bw start
-
-	read -r lat start <<<"$(fi_sizes "$1" "$2" 1000 64 | fi_small 1000)"
-	bw=$(fi_sizes "$1" "$2" 100 1m |
-		awk '$1 == "1m" { bw = $2 } END { print bw == "" ? "failed" : bw }')
-	echo "$lat $bw $start"
-}
 
 echo
 printf "%-30s %16s %14s %14s\n" "fi_pingpong -e rdm" "1-64 B usec/xfer" \
@@ -396,7 +227,7 @@ for row in "efa, our provider:ours:efa:efa.ours" \
 	   "efa, stock provider:stock:efa:efa.stock" \
 	   "shm (loopback):ours:shm:shm" "tcp (loopback):ours:tcp:tcp"; do
 	IFS=: read -r name sp prov key <<<"$row"
-	read -r lat bw start <<<"$(fi_figures fi_side "$sp $prov")"
+	read -r lat bw start <<<"$(fi_pingpong_figures fi_pingpong_side "$sp $prov")"
 	printf "%-30s %16s %14s %14s\n" "$name" "$lat" "$bw" "$start"
 	M[fi_lat.$key]=$lat M[fi_bw.$key]=$bw
 done
@@ -405,20 +236,9 @@ done
 # veth pair, the wire between them (softefa-wire(7)), beside the same
 # tools on one host and libfabric's tcp provider across the same pair.
 # perftest's t_avg is half a round trip.  Needs root.
-[ "$(id -u)" = 0 ] || { targets; exit 0; }
+[ "$(id -u)" = 0 ] || { print_targets; exit 0; }
 NS1=sefa-bench-$$-1 NS2=sefa-bench-$$-2
-hosts_down() {
-	local i
-
-	for i in 1 2; do
-		ip netns exec "sefa-bench-$$-$i" "$SOFTEFA" --run-dir "$RUN/h$i" \
-			stop >/dev/null 2>&1 || true
-		ip netns del "sefa-bench-$$-$i" 2>/dev/null || true
-	done
-	"$SOFTEFA" --run-dir "$RUN" stop >/dev/null 2>&1 || true
-	rm -rf "$RUN"
-}
-trap hosts_down EXIT
+trap stop_bench_hosts EXIT
 ip netns add "$NS1"
 ip netns add "$NS2"
 ip link add eth0 netns "$NS1" type veth peer name eth0 netns "$NS2"
@@ -429,45 +249,22 @@ for i in 1 2; do
 	ip netns exec "sefa-bench-$$-$i" "$SOFTEFA" --run-dir "$RUN/h$i" start \
 		--wire --netdev eth0 --host-id "$i" --profile efa1 >/dev/null
 done
-hx() { local i=$1; shift; ip netns exec "sefa-bench-$$-$i" "$SOFTEFA" --run-dir "$RUN/h$i" exec -- "$@"; }
 
-# two: TOOL ARGS...: server on host 1, client on host 2; one: on one host
 PTPORT=$((30000 + RANDOM % 10000))
-two() {
-	hx 1 timeout 120 "$@" -p "$PTPORT" >/dev/null 2>&1 &
-	wait_for 30 "$1's server on TCP port $PTPORT in $NS1" \
-		tcp_listens "$PTPORT" "$NS1"
-	hx 2 timeout 120 "$@" -p "$PTPORT" 10.99.0.1 2>&1 || true
-	wait
-	PTPORT=$((PTPORT + 1))
-}
-one() {
-	sx ours -- timeout 120 "$@" -p "$PTPORT" >/dev/null 2>&1 &
-	wait_for 30 "$1's server on TCP port $PTPORT" tcp_listens "$PTPORT"
-	sx ours -- timeout 120 "$@" -p "$PTPORT" 127.0.0.1 2>&1 || true
-	wait
-	PTPORT=$((PTPORT + 1))
-}
-# perftest's result row: the one after the header
-row() { awk -v c="$1" 'p && NF > 3 { print $c; exit } /#bytes/ { p = 1 }'; }
-lat1=$(one ib_send_lat -c SRD -x 0 -s 64 -n 2000 | row 6)
-lat2=$(two ib_send_lat -c SRD -x 0 -s 64 -n 2000 | row 6)
-bw1=$(one ib_read_bw -c SRD -x 0 -s 65536 -n 1000 | row 4)
-bw2=$(two ib_read_bw -c SRD -x 0 -s 65536 -n 1000 | row 4)
+lat1=$(perftest_one_host ib_send_lat -c SRD -x 0 -s 64 -n 2000 |
+	perftest_row 6)
+lat2=$(perftest_two_hosts ib_send_lat -c SRD -x 0 -s 64 -n 2000 |
+	perftest_row 6)
+bw1=$(perftest_one_host ib_read_bw -c SRD -x 0 -s 65536 -n 1000 |
+	perftest_row 4)
+bw2=$(perftest_two_hosts ib_read_bw -c SRD -x 0 -s 65536 -n 1000 |
+	perftest_row 4)
 
-# fi_pingpong -p tcp across the namespaces, warmed up as above: the
-# server in the first, the client (-P) in the second
-fi_ns() {
-	local ns=$FI_SERVER_NS
-
-	case " $* " in *" -P "*) ns=$NS2 ;; esac
-	exec ip netns exec "$ns" timeout 120 stdbuf -oL \
-		fi_pingpong -p tcp -e rdm -S all "$@"
-}
 FI_PEER=10.99.0.1 FI_SERVER_NS=$NS1
-tcplat=$(fi_sizes fi_ns "" 1000 64 | fi_small 1000 |
-	awk '{ print $1 == "failed" ? $1 : $1 * 2 }')
-tcpbw=$(fi_sizes fi_ns "" 100 64k | awk '$1 == "64k" { print $2 }')
+tcplat=$(fi_pingpong_sizes fi_pingpong_netns "" 1000 64 |
+	fi_small_median 1000 | awk '{ print $1 == "failed" ? $1 : $1 * 2 }')
+tcpbw=$(fi_pingpong_sizes fi_pingpong_netns "" 100 64k |
+	awk '$1 == "64k" { print $2 }')
 
 echo
 printf "%-44s %16s %16s\n" "SRD, our provider" "64 B rtt (us)" "64 KiB MB/s"
@@ -480,4 +277,4 @@ for i in 1 2; do
 	ip netns exec "sefa-bench-$$-$i" "$SOFTEFA" --run-dir "$RUN/h$i" stats |
 		awk -v h="$i" '$1 == "wire" || $1 == "device" { print "  host " h ": " $0 }'
 done
-targets
+print_targets
