@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Part of the contract between the provider and the device (include/efa/,
- * never installed): what the provider and SoftEFA both read.
+ * never installed): what the provider and SoftEFA both read.  Like every
+ * header there it includes only the system's headers, so either side
+ * takes it without the other's.
  *
  * This header holds the EFA kernel ABI values newer than the system's
  * <rdma/efa-abi.h>.

@@ -2,7 +2,8 @@
 /*
  * Part of the contract between the provider and the device (include/efa/,
  * never installed): what the provider and SoftEFA both read, and nothing
- * either side keeps to itself.
+ * either side keeps to itself.  Like every header there it includes only
+ * the system's headers, so either side takes it without the other's.
  *
  * This header holds the EFA device descriptor formats, as the device reads
  * and writes them: send WQEs in the LLQ, receive descriptors in the RQ

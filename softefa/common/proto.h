@@ -1,6 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The wire between libsoftefa-preload.so and softefad.
+ * softefa/common/ holds what the shim, the daemon and the command line
+ * share: this request protocol, run directories (rundir.h), whether a run
+ * directory's daemon lives (hoststate.h) and the device profiles
+ * (profile.h).  Its files include only the system's headers, each other
+ * and the device contract of include/efa/; never daemon/, shim/, cli/ or
+ * the provider, so that each of those can link them alone.
+ *
+ * This header is the wire between libsoftefa-preload.so and softefad.
  *
  * Every open() of /dev/infiniband/uverbsN becomes one SOCK_SEQPACKET
  * connection to the daemon, the way every open of the real character device
