@@ -1,7 +1,8 @@
 #!/bin/bash
 # build.sh [rdma-core|libfabric|fabtests|all]: build the current upstream EFA
 # stack (rdma-core v64, libfabric 2.x, fabtests) from the source archives in
-# ../shared/upstream once, and print the prefix it is installed in.
+# $SEFA_UPSTREAM_DIR (by default ../shared/upstream beside the checkout)
+# once, and print the prefix it is installed in.
 #
 # The result is cached outside the checkout, in $SEFA_UPSTREAM_CACHE
 # (/var/cache/softefa-upstream), under the archives' checksums: a new archive
