@@ -250,7 +250,7 @@ struct efa_rq {
 	uint16_t wr_descs;
 };
 
-/* The KLM lists of UMR WQEs, max_klms entries per SQ slot (verbs_exp.c). */
+/* The KLM lists of UMR WQEs, max_klms entries per SQ slot (umr.c). */
 struct efa_umr {
 	struct efa_io_klm *klms;
 	struct ibv_mr *mr;
@@ -468,7 +468,8 @@ int efa_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 void efa_rx_desc_fill(struct efa_io_rx_desc *desc, const struct ibv_sge *sge,
 		      uint16_t req_id, bool first, bool last);
 
-/* verbs_exp.c */
+/* umr.c */
+int efa_umr_init(struct efa_qp *qp, struct ibv_pd *ibvpd, uint32_t max_klms);
 void efa_umr_fini(struct efa_qp *qp);
 
 /* mad.c */
