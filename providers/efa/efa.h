@@ -1,10 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Provider-internal objects and the functions shared between its files.
+ * The userspace provider for EFA devices (libefa): the verbs libibverbs
+ * hands it, the efadv direct verbs, the MAD API and the experimental
+ * verbs of verbs_exp.h, whether the device is a real EFA or SoftEFA's.
+ * This header holds the provider-internal objects and the functions its
+ * files share.
+ *
+ * The provider may include libc, the kernel's UAPI headers (rdma/, linux/),
+ * libibverbs' public headers, the project's public headers under
+ * include/infiniband and its own headers; nothing of softefa/, which it
+ * reaches only through the kernel ABI a device offers.  The private
+ * libibverbs ABI is declared in ibverbs_private.h alone.
  */
 
-#ifndef EFA_H
-#define EFA_H
+#ifndef SEFA_PROVIDERS_EFA_EFA_H
+#define SEFA_PROVIDERS_EFA_EFA_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -485,4 +495,4 @@ efa_register_mad_agent_at(const char *sysfs_dir, const char *dev_dir,
 			  const struct efadv_mad_reg_req *reg_req,
 			  uint8_t rmpp_version, uint32_t flags);
 
-#endif /* EFA_H */
+#endif /* SEFA_PROVIDERS_EFA_EFA_H */

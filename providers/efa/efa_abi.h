@@ -8,8 +8,8 @@
  * response.  The checks below make sure no padding sneaks in between.
  */
 
-#ifndef EFA_ABI_H
-#define EFA_ABI_H
+#ifndef SEFA_PROVIDERS_EFA_EFA_ABI_H
+#define SEFA_PROVIDERS_EFA_EFA_ABI_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -160,4 +160,4 @@ _Static_assert(offsetof(struct efa_query_mr_cmd, attrs) ==
 	       sizeof(struct ib_uverbs_ioctl_hdr),
 	       "ioctl attributes must follow the header");
 
-#endif /* EFA_ABI_H */
+#endif /* SEFA_PROVIDERS_EFA_EFA_ABI_H */

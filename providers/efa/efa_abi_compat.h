@@ -9,8 +9,8 @@
  * enumerator of the same value, which is harmless.
  */
 
-#ifndef EFA_ABI_COMPAT_H
-#define EFA_ABI_COMPAT_H
+#ifndef SEFA_PROVIDERS_EFA_EFA_ABI_COMPAT_H
+#define SEFA_PROVIDERS_EFA_EFA_ABI_COMPAT_H
 
 #include <rdma/efa-abi.h>
 
@@ -126,4 +126,4 @@ _Static_assert(__builtin_offsetof(struct efa_compat_alloc_ucontext_resp, min_sq_
 #define EFA_QUERY_MR_VALIDITY_RDMA_RECV_IC_ID	(1 << 2)
 #endif
 
-#endif /* EFA_ABI_COMPAT_H */
+#endif /* SEFA_PROVIDERS_EFA_EFA_ABI_COMPAT_H */

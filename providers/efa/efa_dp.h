@@ -7,8 +7,8 @@
  * into post_send, post_recv and poll_cq.
  */
 
-#ifndef EFA_DP_H
-#define EFA_DP_H
+#ifndef SEFA_PROVIDERS_EFA_EFA_DP_H
+#define SEFA_PROVIDERS_EFA_EFA_DP_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -210,4 +210,4 @@ static inline uint32_t efa_cq_db_val(const struct efa_cq *cq, bool arm)
 	       cq->db_cmd_sn | (arm ? EFA_IO_REGS_CQ_DB_ARM : 0);
 }
 
-#endif /* EFA_DP_H */
+#endif /* SEFA_PROVIDERS_EFA_EFA_DP_H */

@@ -9,8 +9,8 @@
  * top down, far from upstream's, which grow from bit 0.
  */
 
-#ifndef EFA_EXT_ABI_H
-#define EFA_EXT_ABI_H
+#ifndef SEFA_PROVIDERS_EFA_EFA_EXT_ABI_H
+#define SEFA_PROVIDERS_EFA_EFA_EXT_ABI_H
 
 #include <rdma/efa-abi.h>
 
@@ -115,4 +115,4 @@ enum sefa_ib_create_indirect_mr_attrs {
 	SEFA_IB_ATTR_INDIRECT_MR_RESP_MAX_ENTRIES,	/* u32 out */
 };
 
-#endif /* EFA_EXT_ABI_H */
+#endif /* SEFA_PROVIDERS_EFA_EFA_EXT_ABI_H */

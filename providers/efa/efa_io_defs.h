@@ -9,8 +9,8 @@
  * bit-fields, so the layout never depends on the compiler.
  */
 
-#ifndef EFA_IO_DEFS_H
-#define EFA_IO_DEFS_H
+#ifndef SEFA_PROVIDERS_EFA_EFA_IO_DEFS_H
+#define SEFA_PROVIDERS_EFA_EFA_IO_DEFS_H
 
 #include <stdint.h>
 
@@ -238,4 +238,4 @@ _Static_assert(sizeof(struct efa_io_rx_cdesc) == EFA_IO_CQE_SIZE, "rx cdesc");
 _Static_assert(sizeof(struct efa_io_rx_cdesc_ex) == EFA_IO_CQE_EX_SIZE,
 	       "rx cdesc ex");
 
-#endif /* EFA_IO_DEFS_H */
+#endif /* SEFA_PROVIDERS_EFA_EFA_IO_DEFS_H */
