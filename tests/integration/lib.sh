@@ -192,6 +192,17 @@ pair() {
 	return "$rc"
 }
 
+# both_iterated N WHAT: both sides of a pair of ibv_*_pingpong said they
+# completed their N round trips
+both_iterated() {
+	local side
+
+	for side in server client; do
+		grep -q "$1 iters in" "$RUN/$side.out" ||
+			fail "$side, $2: $(cat "$RUN/$side.out")"
+	done
+}
+
 stat_field() {
 	sefa stats |
 		awk -v d="$1" -v k="$2" '$1 == "device" && $2 == d {

@@ -37,15 +37,12 @@ wire_up() {
 # ibv_ud_pingpong, the payload where -c puts it, each side's peer the
 # other host's GID
 ud() {
-	local what=$1 sp=$2 cp=$3 side
+	local what=$1 sp=$2 cp=$3
 	shift 3
 
 	hosts_pair "$sp" "$cp" ibv_ud_pingpong -g 0 -p "$PORT" -n 200 "$@" ||
 		fail "ibv_ud_pingpong $what"
-	for side in server client; do
-		grep -q "200 iters in" "$RUN/$side.out" ||
-			fail "$side, $what: $(cat "$RUN/$side.out")"
-	done
+	both_iterated 200 "$what"
 	! grep -q "invalid data" "$RUN/server.out" ||
 		fail "payload not at offset 40, $what: $(cat "$RUN/server.out")"
 	remote_gid server 2
