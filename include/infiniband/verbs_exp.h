@@ -368,6 +368,22 @@ enum ibv_exp_umr_wr_type {
 struct ibv_exp_mkey_list_container;
 
 /*
+ * The remote side of an RDMA or atomic work request; wr and ext_op below
+ * both carry one, so the two unions name the same layouts.
+ */
+struct ibv_exp_rdma_target {
+	uint64_t remote_addr;
+	uint32_t rkey;
+};
+
+struct ibv_exp_atomic_target {
+	uint64_t remote_addr;
+	uint64_t compare_add;
+	uint64_t swap;
+	uint32_t rkey;
+};
+
+/*
  * Up to wr the layout of struct ibv_send_wr, with "reserved" where that
  * has send_flags: the flags are in exp_send_flags.
  */
@@ -383,16 +399,8 @@ struct ibv_exp_send_wr {
 		uint32_t invalidate_rkey;
 	} ex;
 	union {
-		struct {
-			uint64_t remote_addr;
-			uint32_t rkey;
-		} rdma;
-		struct {
-			uint64_t remote_addr;
-			uint64_t compare_add;
-			uint64_t swap;
-			uint32_t rkey;
-		} atomic;
+		struct ibv_exp_rdma_target rdma;
+		struct ibv_exp_atomic_target atomic;
 		struct {
 			struct ibv_ah *ah;
 			uint32_t remote_qpn;
@@ -408,16 +416,8 @@ struct ibv_exp_send_wr {
 		uint32_t xrc_remote_srq_num;
 	};
 	union {
-		struct {
-			uint64_t remote_addr;
-			uint32_t rkey;
-		} rdma;
-		struct {
-			uint64_t remote_addr;
-			uint64_t compare_add;
-			uint64_t swap;
-			uint32_t rkey;
-		} atomic;
+		struct ibv_exp_rdma_target rdma;
+		struct ibv_exp_atomic_target atomic;
 		struct {
 			struct ibv_cq *cq;
 			int32_t cq_count;

@@ -1,6 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Provider-internal objects and the functions shared between its files.
+ * The userspace provider for EFA devices (libefa): the verbs libibverbs
+ * hands it, the efadv direct verbs, the MAD API and the experimental
+ * verbs of verbs_exp.h, whether the device is a real EFA or SoftEFA's.
+ * This header holds the provider-internal objects and the functions its
+ * files share.
+ *
+ * The provider may include libc, the kernel's UAPI headers (rdma/, linux/),
+ * libibverbs' public headers, the project's public headers under
+ * include/infiniband and its own headers; nothing of softefa/, which it
+ * reaches only through the kernel ABI a device offers.  The private
+ * libibverbs ABI is declared in ibverbs_private.h alone.
  */
 
 #ifndef SEFA_PROVIDERS_EFA_EFA_H
@@ -250,7 +260,7 @@ struct efa_rq {
 	uint16_t wr_descs;
 };
 
-/* The KLM lists of UMR WQEs, max_klms entries per SQ slot (verbs_exp.c). */
+/* The KLM lists of UMR WQEs, max_klms entries per SQ slot (umr.c). */
 struct efa_umr {
 	struct efa_io_klm *klms;
 	struct ibv_mr *mr;
@@ -468,7 +478,8 @@ int efa_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 void efa_rx_desc_fill(struct efa_io_rx_desc *desc, const struct ibv_sge *sge,
 		      uint16_t req_id, bool first, bool last);
 
-/* verbs_exp.c */
+/* umr.c */
+int efa_umr_init(struct efa_qp *qp, struct ibv_pd *ibvpd, uint32_t max_klms);
 void efa_umr_fini(struct efa_qp *qp);
 
 /* mad.c */

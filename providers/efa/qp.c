@@ -55,6 +55,18 @@ static void efa_qp_unmap(struct efa_context *ctx, struct efa_qp *qp)
 		munmap(qp->rq.wq.db_page, ctx->page_size);
 }
 
+/* A work queue's doorbell: one page of the device, the register at offset. */
+static int efa_wq_map_db(struct efa_context *ctx, struct efa_wq *wq,
+			 uint64_t key, uint32_t offset)
+{
+	wq->db_page = efa_mmap(ctx, ctx->page_size, key);
+	if (!wq->db_page)
+		return -1;
+	wq->db = (uint32_t *)((uint8_t *)wq->db_page + offset);
+	wq->wake = ctx->wake;
+	return 0;
+}
+
 static int efa_qp_map(struct efa_context *ctx, struct efa_qp *qp,
 		      const struct efa_ibv_create_qp_resp *resp,
 		      const struct efa_qp_geom *geom)
@@ -72,13 +84,9 @@ static int efa_qp_map(struct efa_context *ctx, struct efa_qp *qp,
 	}
 
 	if (geom->rq_wqe_cnt) {
-		qp->rq.wq.db_page = efa_mmap(ctx, ctx->page_size,
-					     resp->rq_db_mmap_key);
-		if (!qp->rq.wq.db_page)
+		if (efa_wq_map_db(ctx, &qp->rq.wq, resp->rq_db_mmap_key,
+				  resp->rq_db_offset))
 			goto err_mmap;
-		qp->rq.wq.db = (uint32_t *)((uint8_t *)qp->rq.wq.db_page +
-					    resp->rq_db_offset);
-		qp->rq.wq.wake = ctx->wake;
 
 		qp->rq.buf_size = resp->rq_mmap_size;
 		qp->rq.buf = efa_mmap(ctx, qp->rq.buf_size, resp->rq_mmap_key);
@@ -87,13 +95,9 @@ static int efa_qp_map(struct efa_context *ctx, struct efa_qp *qp,
 	}
 
 	if (geom->sq_wqe_cnt) {
-		qp->sq.wq.db_page = efa_mmap(ctx, ctx->page_size,
-					     resp->sq_db_mmap_key);
-		if (!qp->sq.wq.db_page)
+		if (efa_wq_map_db(ctx, &qp->sq.wq, resp->sq_db_mmap_key,
+				  resp->sq_db_offset))
 			goto err_mmap;
-		qp->sq.wq.db = (uint32_t *)((uint8_t *)qp->sq.wq.db_page +
-					    resp->sq_db_offset);
-		qp->sq.wq.wake = ctx->wake;
 
 		qp->sq.desc_map_size = (sq_ring + resp->llq_desc_offset +
 					ctx->page_size - 1) &

@@ -196,35 +196,6 @@ int ibv_exp_query_device(struct ibv_context *ibvctx,
 	return 0;
 }
 
-/* The staging area of a UMR QP: max_klms entries per send queue slot. */
-static int efa_umr_init(struct efa_qp *qp, struct ibv_pd *ibvpd,
-			uint32_t max_klms)
-{
-	size_t len = (size_t)(qp->sq.wq.desc_mask + 1) * max_klms *
-		     sizeof(struct efa_io_klm);
-
-	if (posix_memalign((void **)&qp->umr.klms, 4096, len))
-		return ENOMEM;
-	/* The device only reads it. */
-	qp->umr.mr = ibv_reg_mr(ibvpd, qp->umr.klms, len, 0);
-	if (!qp->umr.mr) {
-		free(qp->umr.klms);
-		qp->umr.klms = NULL;
-		return errno;
-	}
-	qp->umr.max_klms = max_klms;
-	return 0;
-}
-
-/* After the QP is destroyed: the device reads no more lists. */
-void efa_umr_fini(struct efa_qp *qp)
-{
-	if (!qp->umr.mr)
-		return;
-	ibv_dereg_mr(qp->umr.mr);
-	free(qp->umr.klms);
-}
-
 static int efa_exp_qp_attr_check(struct efa_context *ctx,
 				 const struct ibv_exp_qp_init_attr *attr,
 				 bool *umr)

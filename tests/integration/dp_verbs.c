@@ -124,6 +124,17 @@ static struct ibv_ah *make_ah(void)
 	return ah;
 }
 
+/*
+ * The end of most tests: the two QPs and the AH between them go, unchecked,
+ * before env_close() destroys the CQ they used.
+ */
+static void destroy_pair(struct ibv_qp *a, struct ibv_qp *b, struct ibv_ah *ah)
+{
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	ibv_destroy_ah(ah);
+}
+
 static uint16_t ahn_of(struct ibv_ah *ah)
 {
 	struct efadv_ah_attr attr;
@@ -282,9 +293,7 @@ START_TEST(unknown_sender_ah)
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(wc.slid, 0xffff);
 	ck_assert_int_eq(wc.src_qp, a->qp_num);
-	ibv_destroy_qp(a);
-	ibv_destroy_qp(b);
-	ibv_destroy_ah(ah);
+	destroy_pair(a, b, ah);
 	ibv_dereg_mr(mr2);
 	ibv_dealloc_pd(pd2);
 }
@@ -490,9 +499,7 @@ START_TEST(bad_lkey)
 	wc = dp_poll_one(e.cq, WAIT_MS);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	sefa_assert_bytes(e.buf + BUF_SIZE / 2, e.buf, 64);
-	ibv_destroy_qp(a);
-	ibv_destroy_qp(b);
-	ibv_destroy_ah(ah);
+	destroy_pair(a, b, ah);
 }
 END_TEST
 
@@ -569,9 +576,7 @@ START_TEST(sender_fault)
 	}
 	poll_none(e.cq, 20);
 	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
-	ibv_destroy_qp(a);
-	ibv_destroy_qp(b);
-	ibv_destroy_ah(ah);
+	destroy_pair(a, b, ah);
 }
 END_TEST
 
@@ -589,9 +594,7 @@ START_TEST(ud_too_long)
 	ck_assert_int_eq(wc.status, IBV_WC_LOC_LEN_ERR);
 	ck_assert_int_eq(wc.vendor_err, 6);
 	poll_none(e.cq, 20);
-	ibv_destroy_qp(a);
-	ibv_destroy_qp(b);
-	ibv_destroy_ah(ah);
+	destroy_pair(a, b, ah);
 }
 END_TEST
 
@@ -677,9 +680,7 @@ START_TEST(rnr_exhausted)
 	post_recv(b, BUF_SIZE / 2, 256, 2);
 	deliver(a, b, ah, 256);
 	sefa_assert_bytes(e.buf + BUF_SIZE / 2, e.buf, 256);
-	ibv_destroy_qp(a);
-	ibv_destroy_qp(b);
-	ibv_destroy_ah(ah);
+	destroy_pair(a, b, ah);
 }
 END_TEST
 
@@ -714,9 +715,7 @@ START_TEST(rnr_receive_in_window)
 	fill(0, 1000, 12);
 	ck_assert_int_eq(deliver(a, b, ah, 1000).wr_id, 3);
 	sefa_assert_bytes(e.buf + r2, e.buf, 1000);
-	ibv_destroy_qp(a);
-	ibv_destroy_qp(b);
-	ibv_destroy_ah(ah);
+	destroy_pair(a, b, ah);
 }
 END_TEST
 
@@ -734,9 +733,7 @@ START_TEST(rnr_late_receive)
 	ck_assert_int_eq(dp_poll_one(e.cq, WAIT_MS).status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(dp_poll_one(e.cq, WAIT_MS).status, IBV_WC_SUCCESS);
 	sefa_assert_bytes(e.buf + BUF_SIZE / 2, e.buf, 128);
-	ibv_destroy_qp(a);
-	ibv_destroy_qp(b);
-	ibv_destroy_ah(ah);
+	destroy_pair(a, b, ah);
 }
 END_TEST
 
@@ -767,9 +764,7 @@ START_TEST(wrong_qkey)
 	}
 	/* nothing reached the receiver */
 	poll_none(e.cq, 20);
-	ibv_destroy_qp(a);
-	ibv_destroy_qp(b);
-	ibv_destroy_ah(ah);
+	destroy_pair(a, b, ah);
 }
 END_TEST
 
@@ -785,9 +780,7 @@ START_TEST(ud_drop)
 	wc = dp_poll_one(e.cq, WAIT_MS);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	poll_none(e.cq, 20);
-	ibv_destroy_qp(a);
-	ibv_destroy_qp(b);
-	ibv_destroy_ah(ah);
+	destroy_pair(a, b, ah);
 }
 END_TEST
 
@@ -830,9 +823,7 @@ START_TEST(rdma_read)
 	ck_assert_int_eq(wc.status, IBV_WC_REM_ACCESS_ERR);
 	ck_assert_int_eq(wc.vendor_err, 7);
 	ck_assert_int_eq(e.buf[BUF_SIZE / 2], 0);
-	ibv_destroy_qp(a);
-	ibv_destroy_qp(b);
-	ibv_destroy_ah(ah);
+	destroy_pair(a, b, ah);
 }
 END_TEST
 

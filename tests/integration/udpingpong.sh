@@ -14,15 +14,12 @@ start_host --profile "$PROFILE" --abi "$ABI"
 
 # pingpong WHAT ARGS...: 200 round trips, which both sides must complete
 pingpong() {
-	local what=$1 side
+	local what=$1
 	shift
 
 	pair "$SP" "$CP" ibv_ud_pingpong -g 0 -p "$PORT" -n 200 "$@" ||
 		fail "ibv_ud_pingpong $what"
-	for side in server client; do
-		grep -q "200 iters in" "$RUN/$side.out" ||
-			fail "$side, $what: $(cat "$RUN/$side.out")"
-	done
+	both_iterated 200 "$what"
 	n=$((n + 1))
 }
 

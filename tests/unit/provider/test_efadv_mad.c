@@ -274,26 +274,28 @@ static struct efadv_mad_reg_req reg_req(uint8_t cls, uint8_t version)
 					   .mgmt_class_version = version };
 }
 
-static struct efadv_mad_agent *sa_agent(void)
+/* A GSI agent of @cls answering @method, with or without RMPP. */
+static struct efadv_mad_agent *gsi_agent(uint8_t cls, uint8_t version,
+					 uint8_t method, uint8_t rmpp_version)
 {
-	struct efadv_mad_reg_req req = reg_req(EFADV_MAD_CLASS_SUBN_ADM, 2);
+	struct efadv_mad_reg_req req = reg_req(cls, version);
 	struct efadv_mad_agent *a;
 
-	efadv_mad_reg_req_set_method(&req, EFADV_MAD_METHOD_GET_MULTI);
-	a = reg(1, EFADV_MAD_QPT_GSI, &req, 1, 0);
+	efadv_mad_reg_req_set_method(&req, method);
+	a = reg(1, EFADV_MAD_QPT_GSI, &req, rmpp_version, 0);
 	ck_assert_ptr_nonnull(a);
 	return a;
 }
 
+static struct efadv_mad_agent *sa_agent(void)
+{
+	return gsi_agent(EFADV_MAD_CLASS_SUBN_ADM, 2,
+			 EFADV_MAD_METHOD_GET_MULTI, 1);
+}
+
 static struct efadv_mad_agent *perf_agent(void)
 {
-	struct efadv_mad_reg_req req = reg_req(EFADV_MAD_CLASS_PERF_MGMT, 1);
-	struct efadv_mad_agent *a;
-
-	efadv_mad_reg_req_set_method(&req, EFADV_MAD_METHOD_GET);
-	a = reg(1, EFADV_MAD_QPT_GSI, &req, 0, 0);
-	ck_assert_ptr_nonnull(a);
-	return a;
+	return gsi_agent(EFADV_MAD_CLASS_PERF_MGMT, 1, EFADV_MAD_METHOD_GET, 0);
 }
 
 static int open_fds(void)

@@ -74,6 +74,16 @@ static struct ibv_send_wr send_wr(uint64_t wr_id)
 	};
 }
 
+/* n sends with wr_ids 1 to n, each the next of the one before. */
+static void send_chain(struct ibv_send_wr *wr, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		wr[i] = send_wr(i + 1);
+		if (i)
+			wr[i - 1].next = &wr[i];
+	}
+}
+
 static int post(struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
 	*bad = NULL;
@@ -201,11 +211,10 @@ END_TEST
 /* A bad WR in a chain stops the chain there; the ones before it go. */
 START_TEST(test_send_chain_bad_middle)
 {
-	struct ibv_send_wr wr[3] = { send_wr(1), send_wr(2), send_wr(3) };
+	struct ibv_send_wr wr[3];
 	struct ibv_send_wr *bad;
 
-	wr[0].next = &wr[1];
-	wr[1].next = &wr[2];
+	send_chain(wr, 3);
 	wr[1].num_sge = 2;
 	ck_assert_int_eq(post(wr, &bad), EINVAL);
 	ck_assert_ptr_eq(bad, &wr[1]);
@@ -294,11 +303,10 @@ END_TEST
 /* Moving to RESET forgets what was outstanding, in any order. */
 START_TEST(test_reset_indices)
 {
-	struct ibv_send_wr wr[3] = { send_wr(1), send_wr(2), send_wr(3) };
+	struct ibv_send_wr wr[3];
 	struct ibv_send_wr *bad;
 
-	wr[0].next = &wr[1];
-	wr[1].next = &wr[2];
+	send_chain(wr, 3);
 	ck_assert_int_eq(post(wr, &bad), 0);
 	complete_send(0);
 	efa_qp_reset_indices(fq.qp);
