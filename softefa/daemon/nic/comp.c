@@ -288,7 +288,7 @@ bool nic_comp_timeout(struct nic_engine *eng, struct nic_send *s)
 		return true;
 	}
 	gid = srd_peer(qp, s->wqe);
-	nic_comp_retire(s, nic_net_heard(eng->d, gid) ?
+	nic_comp_retire(s, nic_net_gid_seen(eng->d, gid) ?
 			   EFA_IO_COMP_STATUS_LOCAL_ERROR_UNRESP_REMOTE :
 			   EFA_IO_COMP_STATUS_LOCAL_ERROR_UNREACH_REMOTE);
 	return true;

@@ -228,7 +228,7 @@ void nic_net_deliver(struct nic_engine *eng, struct sefa_device *dev,
 		     const struct sockaddr_in6 *from);
 void nic_net_read_none(struct sefa_daemon *d);
 bool nic_net_wait(struct sefa_daemon *d, int kick_fd, long ns);
-bool nic_net_heard(struct sefa_daemon *d, const uint8_t gid[16]);
+bool nic_net_gid_seen(struct sefa_daemon *d, const uint8_t gid[16]);
 bool nic_net_lid_is(struct nic_engine *eng, const struct sefa_device *dev,
 		    uint16_t lid, const uint8_t gid[16]);
 
@@ -295,8 +295,8 @@ int nic_inbox_open(struct nic_engine *eng);
 void nic_inbox_close(struct nic_engine *eng);
 int nic_inbox_xmit(struct nic_engine *eng, struct sefa_device *dev,
 		   const struct sefa_pkt *pkt);
-bool nic_inbox_borrow(struct sefa_device *dev);
-void nic_inbox_give_back(struct sefa_device *dev);
+bool nic_inbox_trylock_device(struct sefa_device *dev);
+void nic_inbox_unlock_device(struct sefa_device *dev);
 unsigned int nic_inbox_poll(struct nic_engine *eng);
 
 /* task.c */
@@ -308,10 +308,10 @@ unsigned int nic_engine_pass(struct nic_engine *eng);
 /* watch.c */
 int nic_watch_open(struct nic_engine *eng);
 void nic_watch_close(struct nic_engine *eng);
-void nic_watch_doze(struct nic_watch *w);
+void nic_watch_prepare_sleep(struct nic_watch *w);
 void nic_watch_doorbell(struct nic_watch *w, const uint32_t *db,
 			uint32_t seen);
-void nic_watch_rouse(struct nic_watch *w);
+void nic_watch_end_sleep(struct nic_watch *w);
 void nic_watch_polling(struct nic_watch *w, bool on);
 void nic_watch_kick(struct nic_watch *w);
 enum nic_watch_wake {

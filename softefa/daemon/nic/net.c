@@ -25,7 +25,7 @@
 
 #define ROCE_PORT	4791
 #define RX_BATCH	16
-#define HEARD_MAX	256
+#define SEEN_MAX	256
 /* A MAD waits this long for the SM's word on its DLID. */
 #define LID_WAIT_NS	(10 * 1000 * 1000ULL)
 
@@ -66,8 +66,8 @@ struct nic_net {
 	uint64_t rng;
 	struct held_pkt *held;		/* by due time */
 	/* GIDs that answered or asked something, newest last, a ring. */
-	uint8_t heard[HEARD_MAX][16];
-	unsigned int nheard;
+	uint8_t seen[SEEN_MAX][16];
+	unsigned int nseen;
 	/*
 	 * After a nap, the sockets it found readable (bit i: device i, bit
 	 * ndev: the LID queries'): the next pass reads only those.
@@ -530,29 +530,29 @@ int nic_net_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 	return 0;
 }
 
-static bool heard(const struct nic_net *n, const uint8_t gid[16])
+static bool gid_seen(const struct nic_net *n, const uint8_t gid[16])
 {
-	unsigned int i, last = n->nheard < HEARD_MAX ? n->nheard : HEARD_MAX;
+	unsigned int i, last = n->nseen < SEEN_MAX ? n->nseen : SEEN_MAX;
 
 	for (i = 0; i < last; i++)
-		if (!memcmp(n->heard[i], gid, 16))
+		if (!memcmp(n->seen[i], gid, 16))
 			return true;
 	return false;
 }
 
-static void note_heard(struct nic_net *n, const uint8_t gid[16])
+static void note_seen(struct nic_net *n, const uint8_t gid[16])
 {
-	if (!heard(n, gid))
-		memcpy(n->heard[n->nheard++ % HEARD_MAX], gid, 16);
+	if (!gid_seen(n, gid))
+		memcpy(n->seen[n->nseen++ % SEEN_MAX], gid, 16);
 }
 
 /*
  * Whether @gid ever sent us anything: a reliable send that got no answer
  * then failed on an unresponsive remote, else on an unreachable one.
  */
-bool nic_net_heard(struct sefa_daemon *d, const uint8_t gid[16])
+bool nic_net_gid_seen(struct sefa_daemon *d, const uint8_t gid[16])
 {
-	return d->net && heard(d->net, gid);
+	return d->net && gid_seen(d->net, gid);
 }
 
 /*
@@ -698,7 +698,7 @@ static bool mad_recv(struct nic_engine *eng, struct sefa_device *dev,
 	if (dev)
 		memcpy(f.dgid, dev->gid, 16);
 	f.to_group = !dev;
-	note_heard(d->net, f.sgid);
+	note_seen(d->net, f.sgid);
 	d->mad_in(d, &f);
 	return true;
 }
@@ -729,7 +729,7 @@ void nic_net_deliver(struct nic_engine *eng, struct sefa_device *dev,
 	}
 	d->wire_cnt.rx_pkts++;
 	memcpy(pkt.dgid, dev->gid, 16);
-	note_heard(d->net, pkt.sgid);
+	note_seen(d->net, pkt.sgid);
 	nic_wire_deliver(eng, dev, &pkt);
 }
 

@@ -178,11 +178,11 @@ static unsigned int engine_look(struct nic_engine *eng)
 
 	if (work)
 		return work;
-	nic_watch_doze(eng->watch);
+	nic_watch_prepare_sleep(eng->watch);
 	nic_net_read_none(eng->d);
 	work = engine_pass(eng);
 	if (work) {
-		nic_watch_rouse(eng->watch);
+		nic_watch_end_sleep(eng->watch);
 		return work;
 	}
 	eng->timeless = !engine_watch_doorbells(eng) && !eng->d->net &&
@@ -294,7 +294,7 @@ static void *engine_main(void *arg)
 				sched_yield();
 				continue;
 			}
-			nic_watch_doze(eng->watch);
+			nic_watch_prepare_sleep(eng->watch);
 			nic_watch_sleep(eng->watch, POLL_MIN_NS);
 			continue;
 		}

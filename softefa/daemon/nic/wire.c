@@ -82,7 +82,7 @@ void nic_wire_read_resp(struct nic_engine *eng, const struct sefa_pkt *req,
  * WQE waits in its QP's list for an answer in a frame; a later packet of
  * a message that began in frames goes on in frames.
  */
-static bool wire_may_borrow(const struct sefa_pkt *pkt)
+static bool wire_may_lock_peer(const struct sefa_pkt *pkt)
 {
 	return pkt->op != SEFA_PKT_ACK && !pkt->off;
 }
@@ -156,12 +156,12 @@ void nic_wire_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 					      nic_wire_device(eng->d, pkt->dgid);
 
 	if (dev && dev->engine && dev->engine != eng) {
-		if (!wire_may_borrow(pkt) || !nic_inbox_borrow(dev)) {
+		if (!wire_may_lock_peer(pkt) || !nic_inbox_trylock_device(dev)) {
 			wire_unreadable(eng, pkt, nic_inbox_xmit(eng, dev, pkt));
 			return;
 		}
 		nic_wire_deliver(eng, dev, pkt);
-		nic_inbox_give_back(dev);
+		nic_inbox_unlock_device(dev);
 		return;
 	}
 	if (dev) {
