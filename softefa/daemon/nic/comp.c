@@ -104,7 +104,7 @@ void nic_comp_retire(struct nic_send *s, int status)
 	qp->sq_ci++;
 	/* The receiver expects the next PSN only after a packet took one. */
 	if (!s->no_packet)
-		qp->sq_psn = (qp->sq_psn + 1) & 0xffffff;
+		nic_seq_next_psn(qp);
 	complete_send(qp, s->wqe, status);
 	drop_pending(s);
 	if (status != EFA_IO_COMP_STATUS_OK)
@@ -371,10 +371,14 @@ static int comp_read_data(struct nic_engine *eng, struct nic_send *s,
 }
 
 /*
- * A packet of a message out to another host was acknowledged: the next
- * one goes, with the next PSN, or the WQE is done.
+ * A packet of a message out to another host was acknowledged: the WQE is
+ * done, or its next packet takes the next PSN and is due at once.  The
+ * requester sends it on its part of this pass (nic_req_retry(), or the RC
+ * head's turn), as it sends every packet: the completer only says when.
+ * A due time of 0 tells it from a wait for a receiver, which is always
+ * later than a pass's time.
  */
-static void comp_next(struct nic_engine *eng, struct nic_send *s)
+static void comp_next(struct nic_send *s)
 {
 	struct sefa_pending *p = s->retry;
 	struct sefa_qp *qp = s->qp;
@@ -387,14 +391,15 @@ static void comp_next(struct nic_engine *eng, struct nic_send *s)
 		return;
 	}
 	if (qp->type == IBV_QPT_RC) {
-		qp->sq_psn = (qp->sq_psn + 1) & 0xffffff;
+		nic_seq_next_psn(qp);
 		s->psn = qp->sq_psn;
 	} else {
-		s->psn = qp->sq_psn;
-		qp->sq_psn = (qp->sq_psn + 1) & 0xffffff;
+		s->psn = nic_seq_next_psn(qp);
 	}
 	p->tries = 0;
-	nic_req_exec(eng, s);
+	p->psn = s->psn;
+	p->off = s->off;
+	p->due_ns = 0;
 }
 
 /*
@@ -454,7 +459,7 @@ static void comp_net_recv(struct nic_engine *eng, struct sefa_device *dev,
 		nic_comp_retire(&s, st);
 		return;
 	}
-	comp_next(eng, &s);
+	comp_next(&s);
 }
 
 /*

@@ -183,7 +183,7 @@ unsigned int nic_inbox_poll(struct nic_engine *eng)
 		if (!nic_frame_parse(r->frame, r->len, &pkt)) {
 			memcpy(pkt.sgid, r->sgid, sizeof(pkt.sgid));
 			memcpy(pkt.dgid, dev->gid, sizeof(pkt.dgid));
-			nic_wire_deliver(eng, dev, &pkt);
+			eng->deliver(eng, dev, &pkt);
 		}
 		free(r);
 	}

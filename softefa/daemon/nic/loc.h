@@ -134,6 +134,9 @@ struct nic_send {
 
 struct nic_engine;
 typedef void nic_xmit_fn(struct nic_engine *eng, const struct sefa_pkt *pkt);
+/* A packet arrived at @dev: how a lower file hands it up. */
+typedef void nic_recv_fn(struct nic_engine *eng, struct sefa_device *dev,
+			 const struct sefa_pkt *pkt);
 
 /* SENDs whose payloads the requester reads ahead at once (req.c) */
 #define AHEAD_WQES		32
@@ -163,6 +166,17 @@ struct nic_engine {
 	bool timeless;			/* its last look: nothing to look for */
 	uint64_t now;			/* CLOCK_MONOTONIC ns, at the pass */
 	nic_xmit_fn *xmit;		/* nic_wire_xmit, or a test's */
+	/*
+	 * Where packets go up, set by the engine (task.c): the transport
+	 * below the stages hands a packet on through these and never calls
+	 * a stage by name.  @deliver takes what came from an inbox or the
+	 * network to the wire (nic_wire_deliver), which hands a request to
+	 * @resp_recv (nic_resp_recv) and an answer to @comp_recv
+	 * (nic_comp_recv).
+	 */
+	nic_recv_fn *deliver;
+	nic_recv_fn *resp_recv;
+	nic_recv_fn *comp_recv;
 	struct nic_send *send;		/* awaiting its answer */
 	uint8_t bounce[DMA_CHUNK];
 	struct dma_seg local_segs[MAX_SEGS];
@@ -248,12 +262,14 @@ void nic_req_exec(struct nic_engine *eng, struct nic_send *s);
 unsigned int nic_req_sq(struct nic_engine *eng, struct sefa_qp *qp);
 unsigned int nic_req_retry(struct nic_engine *eng, struct sefa_qp *qp);
 
+/* lookup.c */
+struct sefa_device *nic_device_by_gid(struct sefa_daemon *d,
+				      const uint8_t gid[16]);
+struct sefa_device *nic_device_by_lid(struct sefa_daemon *d, uint16_t lid);
+
 /* wire.c */
 nic_xmit_fn nic_wire_xmit;
-void nic_wire_deliver(struct nic_engine *eng, struct sefa_device *dev,
-		      const struct sefa_pkt *pkt);
-struct sefa_device *nic_wire_device(struct sefa_daemon *d,
-				    const uint8_t gid[16]);
+nic_recv_fn nic_wire_deliver;
 void nic_wire_answer(struct nic_engine *eng, const struct sefa_pkt *req,
 		     const uint8_t gid[16], int status, uint8_t rnr_timer);
 void nic_wire_read_resp(struct nic_engine *eng, const struct sefa_pkt *req,
@@ -262,8 +278,7 @@ void nic_wire_dropped(struct nic_engine *eng, const struct sefa_pkt *pkt,
 		      enum sefa_wire_drop why);
 
 /* resp.c */
-void nic_resp_recv(struct nic_engine *eng, struct sefa_device *dev,
-		   const struct sefa_pkt *pkt);
+nic_recv_fn nic_resp_recv;
 void nic_resp_flush(struct sefa_qp *qp);
 
 /* seq.c */
@@ -278,10 +293,10 @@ enum seq_verdict nic_seq_check(struct sefa_qp *tqp, const struct sefa_pkt *pkt,
 			       uint64_t now, struct sefa_peer_win **w);
 void nic_seq_done(struct sefa_qp *tqp, struct sefa_peer_win *w,
 		  const struct sefa_pkt *pkt);
+uint32_t nic_seq_next_psn(struct sefa_qp *qp);
 
 /* comp.c */
-void nic_comp_recv(struct nic_engine *eng, struct sefa_device *dev,
-		   const struct sefa_pkt *ack);
+nic_recv_fn nic_comp_recv;
 void nic_comp_retire(struct nic_send *s, int status);
 void nic_comp_await(struct nic_engine *eng, struct nic_send *s,
 		    const struct sefa_pkt *pkt);

@@ -158,7 +158,7 @@ err:
 int sefa_net_mad_xmit(struct sefa_daemon *d, const struct sefa_mad_frame *f)
 {
 	struct nic_net *n = d->net;
-	struct sefa_device *dev = n ? nic_wire_device(d, f->sgid) : NULL;
+	struct sefa_device *dev = n ? nic_device_by_gid(d, f->sgid) : NULL;
 	struct sefa_pkt pkt = {
 		.op = SEFA_PKT_SEND,
 		.qpt = IBV_QPT_UD,
@@ -212,7 +212,7 @@ int nic_net_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 	struct sefa_device *dev;
 	ssize_t len;
 
-	dev = n ? nic_wire_device(d, pkt->sgid) : NULL;
+	dev = n ? nic_device_by_gid(d, pkt->sgid) : NULL;
 	if (!dev)
 		return -EHOSTUNREACH;
 	if (pkt->dlid) {
@@ -328,7 +328,7 @@ void nic_net_deliver(struct nic_engine *eng, struct sefa_device *dev,
 	d->wire_cnt.rx_pkts++;
 	memcpy(pkt.dgid, dev->gid, 16);
 	note_seen(d->net, pkt.sgid);
-	nic_wire_deliver(eng, dev, &pkt);
+	eng->deliver(eng, dev, &pkt);
 }
 
 /*

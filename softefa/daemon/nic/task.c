@@ -312,6 +312,9 @@ void nic_engine_init(struct nic_engine *eng, struct sefa_daemon *d)
 	eng->d = d;
 	eng->ndev = d->ndev;
 	eng->xmit = nic_wire_xmit;
+	eng->deliver = nic_wire_deliver;
+	eng->resp_recv = nic_resp_recv;
+	eng->comp_recv = nic_comp_recv;
 }
 
 struct nic_engine *nic_engine_new(struct sefa_daemon *d)
