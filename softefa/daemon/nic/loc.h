@@ -1,7 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Inside the NIC: the packet its stages pass each other, the engine
- * thread's state, and what each stage's file offers the others.
+ * thread's state, and what each stage's file offers the others.  Only the
+ * files of nic/ (and the NIC's unit tests and fuzz harnesses) include it;
+ * it includes nic/nic.h and the device ABI, nothing above the NIC.
+ *
+ * The files call one way, down: the engine (task.c, watch.c) runs the
+ * requester (req.c), which hands a WQE to the completer (comp.c); the
+ * responder (resp.c) answers through the wire (wire.c), which sends
+ * through the inboxes (inbox.c) and the network (net.c).  Nothing below
+ * calls a stage by name: a packet goes up through the callbacks the
+ * engine sets in struct nic_engine, and a stage that needs another to run
+ * leaves it work the other finds on its turn (a packet due at once).
  *
  * The NIC of every device of this host is a pipeline.  The requester
  * (req.c) reads a send queue, checks a WQE against its own QP and keys and
@@ -21,8 +31,8 @@
  * RNR error completion.  RC is in order: the WQE at the head of the SQ
  * waits there until its answer comes.
  */
-#ifndef SEFA_NIC_LOC_H
-#define SEFA_NIC_LOC_H
+#ifndef SEFA_SOFTEFA_DAEMON_NIC_LOC_H
+#define SEFA_SOFTEFA_DAEMON_NIC_LOC_H
 
 #include "efa_ext_abi.h"
 #include "nic/nic.h"
@@ -216,15 +226,18 @@ bool nic_lid_sm_found(struct nic_lids *l, uint64_t tid, const uint8_t *from);
 bool nic_lid_learn(struct nic_lids *l, uint16_t lid, uint64_t tid,
 		   const uint8_t *from, const uint8_t *gid, uint64_t now);
 
-/* net.c: the sockets to other hosts, and the faults they inject */
+/*
+ * net.c: the sockets to other hosts; net_lid.c: where a LID is; net_tx.c:
+ * the faults they inject (their own header: nic/net.h)
+ */
 /*
  * Where a LID is: SoftEFA's own packets, in the manufacturer-specific
- * opcodes beyond SRD's (net.c, lid.c).  The search for the SM goes to every
- * daemon on the link, at a multicast group of its own, and the SM answers
- * from its GID; a question about a LID goes to the SM alone.  After BTH:
- * the LID, two zero bytes, the transaction id and the GID that holds the
- * LID, zero in questions, which are as long as answers so that no answer
- * is larger than what drew it.
+ * opcodes beyond SRD's (net_lid.c, lid.c).  The search for the SM goes to
+ * every daemon on the link, at a multicast group of its own, and the SM
+ * answers from its GID; a question about a LID goes to the SM alone.
+ * After BTH: the LID, two zero bytes, the transaction id and the GID that
+ * holds the LID, zero in questions, which are as long as answers so that
+ * no answer is larger than what drew it.
  */
 #define NIC_OP_LID_QUERY	0xe0
 #define NIC_OP_LID_REPLY	0xe1
