@@ -150,7 +150,7 @@ static uint64_t srd_rnr_wait(unsigned int n)
  * What the NIC keeps of a WQE it let go of and has not retired: the RC
  * head's, or an entry at the end of an SRD QP's list.
  */
-static struct sefa_pending *keep(struct nic_send *s)
+static struct sefa_pending *pending_entry(struct nic_send *s)
 {
 	struct sefa_pending *p = s->retry, **pp;
 
@@ -230,7 +230,7 @@ static void rtt_sample(struct sefa_qp *qp, const struct sefa_pending *p,
 void nic_comp_await(struct nic_engine *eng, struct nic_send *s,
 		    const struct sefa_pkt *pkt)
 {
-	struct sefa_pending *p = keep(s);
+	struct sefa_pending *p = pending_entry(s);
 
 	if (!p) {
 		nic_comp_retire(s, EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR);
@@ -318,7 +318,7 @@ static void comp_rnr(struct nic_engine *eng, struct nic_send *s,
 		}
 		return;
 	}
-	if (!keep(s)) {
+	if (!pending_entry(s)) {
 		nic_comp_retire(s, EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR);
 		return;
 	}

@@ -228,7 +228,7 @@ bool nic_lid_learn(struct nic_lids *l, uint16_t lid, uint64_t tid,
 
 /*
  * net.c: the sockets to other hosts; net_lid.c: where a LID is; net_tx.c:
- * the faults they inject (their own header: nic/net.h)
+ * the faults they inject (their own header: nic/net_loc.h)
  */
 /*
  * Where a LID is: SoftEFA's own packets, in the manufacturer-specific

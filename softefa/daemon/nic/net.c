@@ -21,7 +21,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "nic/net.h"
+#include "nic/net_loc.h"
 
 #define SOCK_BUF	(8 << 20)
 
@@ -356,8 +356,8 @@ unsigned int nic_net_poll(struct nic_engine *eng)
 
 	if (!n)
 		return 0;
-	if (!n->said_hello)
-		nic_net_lid_hello(d, eng->now);
+	if (!n->sm_sought)
+		nic_net_lid_find_sm(d, eng->now);
 	work += nic_net_send_held(eng);
 	if (n->waits)
 		nic_net_lid_waits_run(d, eng->now, 0, NULL);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nic/net.h"
+#include "nic/net_loc.h"
 
 /* A MAD waits this long for the SM's word on its DLID. */
 #define LID_WAIT_NS	(10 * 1000 * 1000ULL)
@@ -96,13 +96,13 @@ const uint8_t *nic_net_lid_route(struct sefa_daemon *d, uint64_t now, int fd,
  * device's GID: the SM, which sweeps every two seconds, then asks each
  * device who it is at once, and can tell the others where its LIDs are.
  */
-void nic_net_lid_hello(struct sefa_daemon *d, uint64_t now)
+void nic_net_lid_find_sm(struct sefa_daemon *d, uint64_t now)
 {
 	struct nic_net *n = d->net;
 	struct nic_lid_ask q;
 	unsigned int i;
 
-	n->said_hello = true;
+	n->sm_sought = true;
 	if (d->sm_where || !d->profile->has_lid)
 		return;
 	nic_lid_route(n->lids, SEFA_SM_LID, now, &q);

@@ -11,7 +11,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "nic/net.h"
+#include "nic/net_loc.h"
 
 #define ROCE_PORT	4791
 /* A packet held back for reordering waits this long after the delay. */

@@ -172,7 +172,7 @@ static unsigned int engine_pass(struct nic_engine *eng)
  * looks to find, and no timed work of a higher layer, sleeps until a wake
  * (eng->timeless): a command, which every new QP comes with, or a packet.
  */
-static unsigned int engine_look(struct nic_engine *eng)
+static unsigned int engine_pass_before_sleep(struct nic_engine *eng)
 {
 	unsigned int work = engine_pass(eng);
 
@@ -199,7 +199,7 @@ static unsigned int engine_look(struct nic_engine *eng)
  * may have given it work; else at most every TICK_NS, about as often as
  * the MAD layer's shortest timeouts need.
  */
-static unsigned int engine_tick_apart(struct nic_engine *eng)
+static unsigned int engine_timed_work(struct nic_engine *eng)
 {
 	struct sefa_daemon *d = eng->d;
 	uint64_t now = now_ns();
@@ -263,10 +263,10 @@ static void *engine_main(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	engine_priority();
 	while (!atomic_load(&eng->stop)) {
-		unsigned int work = engine_tick_apart(eng);
+		unsigned int work = engine_timed_work(eng);
 
 		engine_lock(eng);
-		work += engine_look(eng);
+		work += engine_pass_before_sleep(eng);
 		if (slept) {
 			cnt->sleeps++;
 			cnt->woken += why != WATCH_TIMEOUT;

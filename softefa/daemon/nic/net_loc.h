@@ -6,8 +6,8 @@
  * faults asked for.  Each calls only the ones after it in that list, and
  * includes only nic/loc.h and this header.
  */
-#ifndef SEFA_SOFTEFA_DAEMON_NIC_NET_H
-#define SEFA_SOFTEFA_DAEMON_NIC_NET_H
+#ifndef SEFA_SOFTEFA_DAEMON_NIC_NET_LOC_H
+#define SEFA_SOFTEFA_DAEMON_NIC_NET_LOC_H
 
 #include <netinet/in.h>
 
@@ -39,7 +39,7 @@ struct nic_net {
 	int mc_fd;			/* the LID queries of the link */
 	struct nic_lids *lids;
 	uint8_t sm_said[16];		/* this host's SM's word on a LID */
-	bool said_hello;		/* nic_net_lid_hello() */
+	bool sm_sought;		/* nic_net_lid_find_sm() */
 	struct held_pkt *waits;		/* MADs for a LID asked for */
 	unsigned int nwaits;
 	uint64_t rng;
@@ -61,7 +61,7 @@ struct nic_net {
 extern const uint8_t nic_lid_group[16];
 const uint8_t *nic_net_lid_route(struct sefa_daemon *d, uint64_t now, int fd,
 				 uint16_t lid);
-void nic_net_lid_hello(struct sefa_daemon *d, uint64_t now);
+void nic_net_lid_find_sm(struct sefa_daemon *d, uint64_t now);
 void nic_net_lid_wait(struct nic_net *n, uint64_t now, uint16_t lid, int fd,
 		      size_t len);
 void nic_net_lid_waits_run(struct sefa_daemon *d, uint64_t now, uint16_t lid,
