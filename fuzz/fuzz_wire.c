@@ -39,7 +39,7 @@ static unsigned int answers;
 /* The wire to the rest of the world: answers to a device here go to it. */
 static void wire(struct nic_engine *eng, const struct sefa_pkt *pkt)
 {
-	struct sefa_device *dev = nic_wire_device(eng->d, pkt->dgid);
+	struct sefa_device *dev = nic_device_by_gid(eng->d, pkt->dgid);
 
 	/* a datagram is answered once: a loop would be a bug */
 	if (++answers > MAX_ANSWERS)

@@ -104,7 +104,7 @@ void nic_comp_retire(struct nic_send *s, int status)
 	qp->sq_ci++;
 	/* The receiver expects the next PSN only after a packet took one. */
 	if (!s->no_packet)
-		qp->sq_psn = (qp->sq_psn + 1) & 0xffffff;
+		nic_seq_next_psn(qp);
 	complete_send(qp, s->wqe, status);
 	drop_pending(s);
 	if (status != EFA_IO_COMP_STATUS_OK)
@@ -150,7 +150,7 @@ static uint64_t srd_rnr_wait(unsigned int n)
  * What the NIC keeps of a WQE it let go of and has not retired: the RC
  * head's, or an entry at the end of an SRD QP's list.
  */
-static struct sefa_pending *keep(struct nic_send *s)
+static struct sefa_pending *pending_entry(struct nic_send *s)
 {
 	struct sefa_pending *p = s->retry, **pp;
 
@@ -230,7 +230,7 @@ static void rtt_sample(struct sefa_qp *qp, const struct sefa_pending *p,
 void nic_comp_await(struct nic_engine *eng, struct nic_send *s,
 		    const struct sefa_pkt *pkt)
 {
-	struct sefa_pending *p = keep(s);
+	struct sefa_pending *p = pending_entry(s);
 
 	if (!p) {
 		nic_comp_retire(s, EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR);
@@ -288,7 +288,7 @@ bool nic_comp_timeout(struct nic_engine *eng, struct nic_send *s)
 		return true;
 	}
 	gid = srd_peer(qp, s->wqe);
-	nic_comp_retire(s, nic_net_heard(eng->d, gid) ?
+	nic_comp_retire(s, nic_net_gid_seen(eng->d, gid) ?
 			   EFA_IO_COMP_STATUS_LOCAL_ERROR_UNRESP_REMOTE :
 			   EFA_IO_COMP_STATUS_LOCAL_ERROR_UNREACH_REMOTE);
 	return true;
@@ -318,7 +318,7 @@ static void comp_rnr(struct nic_engine *eng, struct nic_send *s,
 		}
 		return;
 	}
-	if (!keep(s)) {
+	if (!pending_entry(s)) {
 		nic_comp_retire(s, EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR);
 		return;
 	}
@@ -371,10 +371,14 @@ static int comp_read_data(struct nic_engine *eng, struct nic_send *s,
 }
 
 /*
- * A packet of a message out to another host was acknowledged: the next
- * one goes, with the next PSN, or the WQE is done.
+ * A packet of a message out to another host was acknowledged: the WQE is
+ * done, or its next packet takes the next PSN and is due at once.  The
+ * requester sends it on its part of this pass (nic_req_retry(), or the RC
+ * head's turn), as it sends every packet: the completer only says when.
+ * A due time of 0 tells it from a wait for a receiver, which is always
+ * later than a pass's time.
  */
-static void comp_next(struct nic_engine *eng, struct nic_send *s)
+static void comp_next(struct nic_send *s)
 {
 	struct sefa_pending *p = s->retry;
 	struct sefa_qp *qp = s->qp;
@@ -387,14 +391,15 @@ static void comp_next(struct nic_engine *eng, struct nic_send *s)
 		return;
 	}
 	if (qp->type == IBV_QPT_RC) {
-		qp->sq_psn = (qp->sq_psn + 1) & 0xffffff;
+		nic_seq_next_psn(qp);
 		s->psn = qp->sq_psn;
 	} else {
-		s->psn = qp->sq_psn;
-		qp->sq_psn = (qp->sq_psn + 1) & 0xffffff;
+		s->psn = nic_seq_next_psn(qp);
 	}
 	p->tries = 0;
-	nic_req_exec(eng, s);
+	p->psn = s->psn;
+	p->off = s->off;
+	p->due_ns = 0;
 }
 
 /*
@@ -454,7 +459,7 @@ static void comp_net_recv(struct nic_engine *eng, struct sefa_device *dev,
 		nic_comp_retire(&s, st);
 		return;
 	}
-	comp_next(eng, &s);
+	comp_next(&s);
 }
 
 /*

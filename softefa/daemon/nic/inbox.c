@@ -8,10 +8,10 @@
  * as to another host but without a socket, and the other engine takes it
  * on its next pass, woken if it sleeps.  Waking an engine costs a few tens
  * of microseconds, so when the other engine is between passes and its
- * inbox is empty, the sender of a request borrows that device instead: it
+ * inbox is empty, the sender of a request locks that device instead: it
  * takes its lock, without waiting for it, and hands the packet over on
  * the short path, as if one engine served both, answer and all
- * (nic_inbox_borrow(); wire.c says which packets may go so).
+ * (nic_inbox_trylock_device(); wire.c says which packets may go so).
  *
  * An inbox is a queue of frames, in the order they came, each with the
  * device it is for and the GID it came from.  It holds what the senders'
@@ -126,7 +126,7 @@ drop:
  * device's lock.  On true the caller holds @dev's lock, until it gives
  * the device back.
  */
-bool nic_inbox_borrow(struct sefa_device *dev)
+bool nic_inbox_trylock_device(struct sefa_device *dev)
 {
 	struct nic_inbox *in = dev->engine->inbox;
 	bool empty;
@@ -141,7 +141,7 @@ bool nic_inbox_borrow(struct sefa_device *dev)
 	return empty;
 }
 
-void nic_inbox_give_back(struct sefa_device *dev)
+void nic_inbox_unlock_device(struct sefa_device *dev)
 {
 	pthread_mutex_unlock(&dev->lock);
 }
@@ -183,7 +183,7 @@ unsigned int nic_inbox_poll(struct nic_engine *eng)
 		if (!nic_frame_parse(r->frame, r->len, &pkt)) {
 			memcpy(pkt.sgid, r->sgid, sizeof(pkt.sgid));
 			memcpy(pkt.dgid, dev->gid, sizeof(pkt.dgid));
-			nic_wire_deliver(eng, dev, &pkt);
+			eng->deliver(eng, dev, &pkt);
 		}
 		free(r);
 	}

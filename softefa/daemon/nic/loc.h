@@ -1,7 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Inside the NIC: the packet its stages pass each other, the engine
- * thread's state, and what each stage's file offers the others.
+ * thread's state, and what each stage's file offers the others.  Only the
+ * files of nic/ (and the NIC's unit tests and fuzz harnesses) include it;
+ * it includes nic/nic.h and the device ABI, nothing above the NIC.
+ *
+ * The files call one way, down: the engine (task.c, watch.c) runs the
+ * requester (req.c), which hands a WQE to the completer (comp.c); the
+ * responder (resp.c) answers through the wire (wire.c), which sends
+ * through the inboxes (inbox.c) and the network (net.c).  Nothing below
+ * calls a stage by name: a packet goes up through the callbacks the
+ * engine sets in struct nic_engine, and a stage that needs another to run
+ * leaves it work the other finds on its turn (a packet due at once).
  *
  * The NIC of every device of this host is a pipeline.  The requester
  * (req.c) reads a send queue, checks a WQE against its own QP and keys and
@@ -134,6 +144,9 @@ struct nic_send {
 
 struct nic_engine;
 typedef void nic_xmit_fn(struct nic_engine *eng, const struct sefa_pkt *pkt);
+/* A packet arrived at @dev: how a lower file hands it up. */
+typedef void nic_recv_fn(struct nic_engine *eng, struct sefa_device *dev,
+			 const struct sefa_pkt *pkt);
 
 /* SENDs whose payloads the requester reads ahead at once (req.c) */
 #define AHEAD_WQES		32
@@ -163,6 +176,17 @@ struct nic_engine {
 	bool timeless;			/* its last look: nothing to look for */
 	uint64_t now;			/* CLOCK_MONOTONIC ns, at the pass */
 	nic_xmit_fn *xmit;		/* nic_wire_xmit, or a test's */
+	/*
+	 * Where packets go up, set by the engine (task.c): the transport
+	 * below the stages hands a packet on through these and never calls
+	 * a stage by name.  @deliver takes what came from an inbox or the
+	 * network to the wire (nic_wire_deliver), which hands a request to
+	 * @resp_recv (nic_resp_recv) and an answer to @comp_recv
+	 * (nic_comp_recv).
+	 */
+	nic_recv_fn *deliver;
+	nic_recv_fn *resp_recv;
+	nic_recv_fn *comp_recv;
 	struct nic_send *send;		/* awaiting its answer */
 	uint8_t bounce[DMA_CHUNK];
 	struct dma_seg local_segs[MAX_SEGS];
@@ -202,15 +226,18 @@ bool nic_lid_sm_found(struct nic_lids *l, uint64_t tid, const uint8_t *from);
 bool nic_lid_learn(struct nic_lids *l, uint16_t lid, uint64_t tid,
 		   const uint8_t *from, const uint8_t *gid, uint64_t now);
 
-/* net.c: the sockets to other hosts, and the faults they inject */
+/*
+ * net.c: the sockets to other hosts; net_lid.c: where a LID is; net_tx.c:
+ * the faults they inject (their own header: nic/net_loc.h)
+ */
 /*
  * Where a LID is: SoftEFA's own packets, in the manufacturer-specific
- * opcodes beyond SRD's (net.c, lid.c).  The search for the SM goes to every
- * daemon on the link, at a multicast group of its own, and the SM answers
- * from its GID; a question about a LID goes to the SM alone.  After BTH:
- * the LID, two zero bytes, the transaction id and the GID that holds the
- * LID, zero in questions, which are as long as answers so that no answer
- * is larger than what drew it.
+ * opcodes beyond SRD's (net_lid.c, lid.c).  The search for the SM goes to
+ * every daemon on the link, at a multicast group of its own, and the SM
+ * answers from its GID; a question about a LID goes to the SM alone.
+ * After BTH: the LID, two zero bytes, the transaction id and the GID that
+ * holds the LID, zero in questions, which are as long as answers so that
+ * no answer is larger than what drew it.
  */
 #define NIC_OP_LID_QUERY	0xe0
 #define NIC_OP_LID_REPLY	0xe1
@@ -228,7 +255,7 @@ void nic_net_deliver(struct nic_engine *eng, struct sefa_device *dev,
 		     const struct sockaddr_in6 *from);
 void nic_net_read_none(struct sefa_daemon *d);
 bool nic_net_wait(struct sefa_daemon *d, int kick_fd, long ns);
-bool nic_net_heard(struct sefa_daemon *d, const uint8_t gid[16]);
+bool nic_net_gid_seen(struct sefa_daemon *d, const uint8_t gid[16]);
 bool nic_net_lid_is(struct nic_engine *eng, const struct sefa_device *dev,
 		    uint16_t lid, const uint8_t gid[16]);
 
@@ -248,12 +275,14 @@ void nic_req_exec(struct nic_engine *eng, struct nic_send *s);
 unsigned int nic_req_sq(struct nic_engine *eng, struct sefa_qp *qp);
 unsigned int nic_req_retry(struct nic_engine *eng, struct sefa_qp *qp);
 
+/* lookup.c */
+struct sefa_device *nic_device_by_gid(struct sefa_daemon *d,
+				      const uint8_t gid[16]);
+struct sefa_device *nic_device_by_lid(struct sefa_daemon *d, uint16_t lid);
+
 /* wire.c */
 nic_xmit_fn nic_wire_xmit;
-void nic_wire_deliver(struct nic_engine *eng, struct sefa_device *dev,
-		      const struct sefa_pkt *pkt);
-struct sefa_device *nic_wire_device(struct sefa_daemon *d,
-				    const uint8_t gid[16]);
+nic_recv_fn nic_wire_deliver;
 void nic_wire_answer(struct nic_engine *eng, const struct sefa_pkt *req,
 		     const uint8_t gid[16], int status, uint8_t rnr_timer);
 void nic_wire_read_resp(struct nic_engine *eng, const struct sefa_pkt *req,
@@ -262,8 +291,7 @@ void nic_wire_dropped(struct nic_engine *eng, const struct sefa_pkt *pkt,
 		      enum sefa_wire_drop why);
 
 /* resp.c */
-void nic_resp_recv(struct nic_engine *eng, struct sefa_device *dev,
-		   const struct sefa_pkt *pkt);
+nic_recv_fn nic_resp_recv;
 void nic_resp_flush(struct sefa_qp *qp);
 
 /* seq.c */
@@ -278,10 +306,10 @@ enum seq_verdict nic_seq_check(struct sefa_qp *tqp, const struct sefa_pkt *pkt,
 			       uint64_t now, struct sefa_peer_win **w);
 void nic_seq_done(struct sefa_qp *tqp, struct sefa_peer_win *w,
 		  const struct sefa_pkt *pkt);
+uint32_t nic_seq_next_psn(struct sefa_qp *qp);
 
 /* comp.c */
-void nic_comp_recv(struct nic_engine *eng, struct sefa_device *dev,
-		   const struct sefa_pkt *ack);
+nic_recv_fn nic_comp_recv;
 void nic_comp_retire(struct nic_send *s, int status);
 void nic_comp_await(struct nic_engine *eng, struct nic_send *s,
 		    const struct sefa_pkt *pkt);
@@ -295,8 +323,8 @@ int nic_inbox_open(struct nic_engine *eng);
 void nic_inbox_close(struct nic_engine *eng);
 int nic_inbox_xmit(struct nic_engine *eng, struct sefa_device *dev,
 		   const struct sefa_pkt *pkt);
-bool nic_inbox_borrow(struct sefa_device *dev);
-void nic_inbox_give_back(struct sefa_device *dev);
+bool nic_inbox_trylock_device(struct sefa_device *dev);
+void nic_inbox_unlock_device(struct sefa_device *dev);
 unsigned int nic_inbox_poll(struct nic_engine *eng);
 
 /* task.c */
@@ -308,10 +336,10 @@ unsigned int nic_engine_pass(struct nic_engine *eng);
 /* watch.c */
 int nic_watch_open(struct nic_engine *eng);
 void nic_watch_close(struct nic_engine *eng);
-void nic_watch_doze(struct nic_watch *w);
+void nic_watch_prepare_sleep(struct nic_watch *w);
 void nic_watch_doorbell(struct nic_watch *w, const uint32_t *db,
 			uint32_t seen);
-void nic_watch_rouse(struct nic_watch *w);
+void nic_watch_end_sleep(struct nic_watch *w);
 void nic_watch_polling(struct nic_watch *w, bool on);
 void nic_watch_kick(struct nic_watch *w);
 enum nic_watch_wake {

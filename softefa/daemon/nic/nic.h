@@ -3,6 +3,16 @@
  * The NIC of softefad: an engine thread that polls doorbells and runs
  * each work request through a pipeline of requester, wire, responder and
  * completer (nic/loc.h), up to the completions.
+ *
+ * This room (softefa/daemon/nic/) holds the NIC model: the stages (req.c,
+ * resp.c, comp.c and seq.c), the transport below them (wire.c, inbox.c,
+ * and net.c over net_lid.c and net_tx.c, with lookup.c, frame.c and
+ * lid.c), the memory they reach (mr.c, dma.c) and the engine thread
+ * (task.c, watch.c).  It may include the verbs objects (verbs/verbs.h,
+ * and core/ through it), the device ABI headers (efa_ext_abi.h,
+ * efa_abi_compat.h) and system headers; no file of the daemon's higher
+ * rooms (uverbs/, mad/, the connection code).  This header is what the
+ * rest of the daemon may use of it; nic/loc.h is the room's own.
  */
 #ifndef SEFA_SOFTEFA_DAEMON_NIC_NIC_H
 #define SEFA_SOFTEFA_DAEMON_NIC_NIC_H

@@ -546,7 +546,7 @@ unsigned int nic_req_sq(struct nic_engine *eng, struct sefa_qp *qp)
 
 		/* A datagram QP's packets each have their own PSN. */
 		if (qp->type != IBV_QPT_RC)
-			qp->sq_psn = (qp->sq_psn + 1) & 0xffffff;
+			nic_seq_next_psn(qp);
 
 		if (qp->type == IBV_QPT_RC && qp->state != IBV_QPS_ERR) {
 			if (!req_rc_head(eng, qp, &w))
@@ -588,8 +588,11 @@ unsigned int nic_req_retry(struct nic_engine *eng, struct sefa_qp *qp)
 		if (p->out) {
 			if (nic_comp_timeout(eng, &s))
 				continue;
-		} else {
+		} else if (p->due_ns) {
 			s.rnr_done = ++p->retries;
+		} else {
+			/* the completer's: the next packet, no retry */
+			s.rnr_done = p->retries;
 		}
 		nic_req_exec(eng, &s);
 	}

@@ -25,6 +25,19 @@ static uint32_t psn_ahead(uint32_t a, uint32_t b)
 #define PSN_HALF	0x800000
 
 /*
+ * The one place a QP's send PSN moves on, for the requester and the
+ * completer alike.  Returns the PSN it had: a datagram packet's own, or
+ * the RC head's that just took it.
+ */
+uint32_t nic_seq_next_psn(struct sefa_qp *qp)
+{
+	uint32_t psn = qp->sq_psn;
+
+	qp->sq_psn = (psn + 1) & 0xffffff;
+	return psn;
+}
+
+/*
  * A window no packet came to for this long may go to another sender: an
  * SRD sender gives a packet up after 12 resends at most a second apart,
  * so nothing it had delivered comes again after this.

@@ -172,17 +172,17 @@ static unsigned int engine_pass(struct nic_engine *eng)
  * looks to find, and no timed work of a higher layer, sleeps until a wake
  * (eng->timeless): a command, which every new QP comes with, or a packet.
  */
-static unsigned int engine_look(struct nic_engine *eng)
+static unsigned int engine_pass_before_sleep(struct nic_engine *eng)
 {
 	unsigned int work = engine_pass(eng);
 
 	if (work)
 		return work;
-	nic_watch_doze(eng->watch);
+	nic_watch_prepare_sleep(eng->watch);
 	nic_net_read_none(eng->d);
 	work = engine_pass(eng);
 	if (work) {
-		nic_watch_rouse(eng->watch);
+		nic_watch_end_sleep(eng->watch);
 		return work;
 	}
 	eng->timeless = !engine_watch_doorbells(eng) && !eng->d->net &&
@@ -199,7 +199,7 @@ static unsigned int engine_look(struct nic_engine *eng)
  * may have given it work; else at most every TICK_NS, about as often as
  * the MAD layer's shortest timeouts need.
  */
-static unsigned int engine_tick_apart(struct nic_engine *eng)
+static unsigned int engine_timed_work(struct nic_engine *eng)
 {
 	struct sefa_daemon *d = eng->d;
 	uint64_t now = now_ns();
@@ -263,10 +263,10 @@ static void *engine_main(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	engine_priority();
 	while (!atomic_load(&eng->stop)) {
-		unsigned int work = engine_tick_apart(eng);
+		unsigned int work = engine_timed_work(eng);
 
 		engine_lock(eng);
-		work += engine_look(eng);
+		work += engine_pass_before_sleep(eng);
 		if (slept) {
 			cnt->sleeps++;
 			cnt->woken += why != WATCH_TIMEOUT;
@@ -294,7 +294,7 @@ static void *engine_main(void *arg)
 				sched_yield();
 				continue;
 			}
-			nic_watch_doze(eng->watch);
+			nic_watch_prepare_sleep(eng->watch);
 			nic_watch_sleep(eng->watch, POLL_MIN_NS);
 			continue;
 		}
@@ -312,6 +312,9 @@ void nic_engine_init(struct nic_engine *eng, struct sefa_daemon *d)
 	eng->d = d;
 	eng->ndev = d->ndev;
 	eng->xmit = nic_wire_xmit;
+	eng->deliver = nic_wire_deliver;
+	eng->resp_recv = nic_resp_recv;
+	eng->comp_recv = nic_comp_recv;
 }
 
 struct nic_engine *nic_engine_new(struct sefa_daemon *d)

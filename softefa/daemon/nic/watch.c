@@ -44,11 +44,11 @@ struct nic_watch {
 	bool waitv;			/* the kernel has futex_waitv() */
 	/*
 	 * What the next sleep waits on, set by the look before it: the
-	 * sleep word as the doze left it, then the stream word and the
-	 * doorbells with the values the look saw.  @full: more doorbells
+	 * sleep word as nic_watch_prepare_sleep() left it, then the stream
+	 * word and the doorbells with the values the look saw.  @full: more doorbells
 	 * than fit, so providers wake on the sleep word instead.
 	 */
-	uint32_t doze_v;
+	uint32_t sleep_v;
 	struct futex_waitv wait[WATCH_MAX];
 	unsigned int nwait;
 	bool full;
@@ -203,17 +203,17 @@ void nic_watch_close(struct nic_engine *eng)
  * word, the engine stores the word and then reads the doorbells, so one
  * of the two sees the other's store.
  */
-void nic_watch_doze(struct nic_watch *w)
+void nic_watch_prepare_sleep(struct nic_watch *w)
 {
-	w->doze_v = atomic_fetch_add(w->word, 1) + 1;
+	w->sleep_v = atomic_fetch_add(w->word, 1) + 1;
 	w->nwait = 0;
 	w->full = false;
 }
 
 /*
- * A send queue's doorbell, which read @seen at the look after the doze:
- * the sleep that follows waits on it too (without a wire, which has its
- * own wait).
+ * A send queue's doorbell, which read @seen at the look after
+ * nic_watch_prepare_sleep(): the sleep that follows waits on it too
+ * (without a wire, which has its own wait).
  */
 void nic_watch_doorbell(struct nic_watch *w, const uint32_t *db,
 			uint32_t seen)
@@ -244,7 +244,7 @@ void nic_watch_polling(struct nic_watch *w, bool on)
 }
 
 /* Awake again, or not asleep after all. */
-void nic_watch_rouse(struct nic_watch *w)
+void nic_watch_end_sleep(struct nic_watch *w)
 {
 	/* Only the engine makes it even; a kick adds two. */
 	if (atomic_load(w->word) & 1)
@@ -278,9 +278,9 @@ enum nic_watch_wake nic_watch_sleep(struct nic_watch *w, long ns)
 			atomic_store_explicit(&w->word[SEFA_WAKE_DOORBELL],
 					      !w->full && w->nwait,
 					      memory_order_relaxed);
-		why = watch_wait(w, w->doze_v, w->full ? 0 : w->nwait, ns);
+		why = watch_wait(w, w->sleep_v, w->full ? 0 : w->nwait, ns);
 	}
-	nic_watch_rouse(w);
+	nic_watch_end_sleep(w);
 	return why;
 }
 

@@ -14,28 +14,6 @@
 
 #include "nic/loc.h"
 
-/* The device of this daemon at @gid, or NULL. */
-struct sefa_device *nic_wire_device(struct sefa_daemon *d,
-				    const uint8_t gid[16])
-{
-	unsigned int i;
-
-	for (i = 0; i < d->ndev; i++)
-		if (!memcmp(d->dev[i].gid, gid, 16))
-			return &d->dev[i];
-	return NULL;
-}
-
-static struct sefa_device *device_by_lid(struct sefa_daemon *d, uint16_t lid)
-{
-	unsigned int i;
-
-	for (i = 0; i < d->ndev; i++)
-		if (d->dev[i].lid && d->dev[i].lid == lid)
-			return &d->dev[i];
-	return NULL;
-}
-
 /*
  * The answer to @req from the device at @gid: back to the requester's QP
  * with its PSN, and a read's @data.
@@ -82,7 +60,7 @@ void nic_wire_read_resp(struct nic_engine *eng, const struct sefa_pkt *req,
  * WQE waits in its QP's list for an answer in a frame; a later packet of
  * a message that began in frames goes on in frames.
  */
-static bool wire_may_borrow(const struct sefa_pkt *pkt)
+static bool wire_may_lock_peer(const struct sefa_pkt *pkt)
 {
 	return pkt->op != SEFA_PKT_ACK && !pkt->off;
 }
@@ -112,7 +90,7 @@ static bool wire_rc_peer(struct nic_engine *eng, struct sefa_device *dev,
 		return true;
 	if (qp->dest.is_global)
 		return !memcmp(qp->dest.dgid, pkt->sgid, 16);
-	src = qp->dest.dlid ? device_by_lid(eng->d, qp->dest.dlid) : NULL;
+	src = qp->dest.dlid ? nic_device_by_lid(eng->d, qp->dest.dlid) : NULL;
 	if (src)
 		return !memcmp(src->gid, pkt->sgid, 16);
 	return qp->dest.dlid && (pkt->flags & SEFA_PKT_NET) &&
@@ -132,9 +110,9 @@ void nic_wire_deliver(struct nic_engine *eng, struct sefa_device *dev,
 		return;
 	}
 	if (pkt->op == SEFA_PKT_ACK)
-		nic_comp_recv(eng, dev, pkt);
+		eng->comp_recv(eng, dev, pkt);
 	else
-		nic_resp_recv(eng, dev, pkt);
+		eng->resp_recv(eng, dev, pkt);
 }
 
 /*
@@ -152,16 +130,17 @@ static void wire_unreadable(struct nic_engine *eng, const struct sefa_pkt *pkt,
 
 void nic_wire_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 {
-	struct sefa_device *dev = pkt->dlid ? device_by_lid(eng->d, pkt->dlid) :
-					      nic_wire_device(eng->d, pkt->dgid);
+	struct sefa_device *dev = pkt->dlid ?
+				  nic_device_by_lid(eng->d, pkt->dlid) :
+				  nic_device_by_gid(eng->d, pkt->dgid);
 
 	if (dev && dev->engine && dev->engine != eng) {
-		if (!wire_may_borrow(pkt) || !nic_inbox_borrow(dev)) {
+		if (!wire_may_lock_peer(pkt) || !nic_inbox_trylock_device(dev)) {
 			wire_unreadable(eng, pkt, nic_inbox_xmit(eng, dev, pkt));
 			return;
 		}
 		nic_wire_deliver(eng, dev, pkt);
-		nic_inbox_give_back(dev);
+		nic_inbox_unlock_device(dev);
 		return;
 	}
 	if (dev) {

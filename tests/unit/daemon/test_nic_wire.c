@@ -6,7 +6,7 @@
  * nobody is; and one engine pass carrying a send end to end.  Then the
  * path between two engines of one daemon (nic/inbox.c): device 1 with an
  * engine of its own, reached through its inbox while that engine is busy,
- * borrowed for the short path while it is idle.
+ * locked for the short path while it is idle.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -183,7 +183,8 @@ static void inbox_teardown(void)
 /*
  * A pass of @e as its thread makes one, under its device's lock; with
  * @busy, under the other device's too, as while the other engine is in a
- * pass of its own: then nothing is borrowed, and all goes by the inboxes.
+ * pass of its own: then no device is locked for the short path, and all
+ * goes by the inboxes.
  */
 static unsigned int run(struct nic_engine *e, bool busy)
 {
@@ -272,10 +273,10 @@ END_TEST
 
 /*
  * The other engine idle (its lock free) and its inbox empty: the sender
- * borrows the device, and the send lands and completes in one pass.  With
+ * locks the device, and the send lands and completes in one pass.  With
  * a packet of before still in the inbox, the next one queues behind it.
  */
-START_TEST(inbox_borrow)
+START_TEST(inbox_trylock)
 {
 	struct efa_io_tx_wqe_128 w;
 
@@ -445,7 +446,7 @@ static Suite *wire_suite(void)
 	suite_add_tcase(s, t);
 	tcase_add_checked_fixture(in, inbox_setup, inbox_teardown);
 	tcase_add_test(in, inbox_send);
-	tcase_add_test(in, inbox_borrow);
+	tcase_add_test(in, inbox_trylock);
 	tcase_add_test(in, inbox_rdma);
 	tcase_add_test(in, inbox_rc);
 	tcase_add_test(in, inbox_continues);

@@ -65,9 +65,9 @@ START_TEST(page_read_only)
 
 	/* what the engine says, the client reads */
 	ck_assert_uint_eq(*client_word & 1, 0);
-	nic_watch_doze(fx_eng->watch);
+	nic_watch_prepare_sleep(fx_eng->watch);
 	ck_assert_uint_eq(*client_word & 1, 1);
-	nic_watch_rouse(fx_eng->watch);
+	nic_watch_end_sleep(fx_eng->watch);
 	ck_assert_uint_eq(*client_word & 1, 0);
 }
 END_TEST
@@ -119,7 +119,7 @@ static void sleep_until_woken(enum waker who, enum nic_watch_wake expect)
 
 	ck_assert_int_eq(pthread_create(&t, NULL, wake_engine,
 					(void *)(intptr_t)who), 0);
-	nic_watch_doze(fx_eng->watch);
+	nic_watch_prepare_sleep(fx_eng->watch);
 	nic_watch_doorbell(fx_eng->watch, (const uint32_t *)&sq_db, sq_db);
 	ck_assert_int_eq(nic_watch_sleep(fx_eng->watch, LONG_NS), expect);
 	ck_assert_uint_eq(*client_word & 1, 0);
@@ -159,12 +159,12 @@ END_TEST
  */
 START_TEST(early_wakes)
 {
-	nic_watch_doze(fx_eng->watch);
+	nic_watch_prepare_sleep(fx_eng->watch);
 	nic_watch_doorbell(fx_eng->watch, (const uint32_t *)&sq_db, sq_db);
 	ring_and_wake(&sq_db);
 	ck_assert_int_eq(nic_watch_sleep(fx_eng->watch, LONG_NS), WATCH_WAKE);
 
-	nic_watch_doze(fx_eng->watch);
+	nic_watch_prepare_sleep(fx_eng->watch);
 	sefa_engine_kick(&fx_d);
 	ck_assert_int_eq(nic_watch_sleep(fx_eng->watch, LONG_NS), WATCH_WAKE);
 	ck_assert_uint_eq(*client_word & 1, 0);
@@ -174,12 +174,12 @@ END_TEST
 /* Nothing wakes it: the sleep ends at its time, and says so. */
 START_TEST(timed_sleep)
 {
-	nic_watch_doze(fx_eng->watch);
+	nic_watch_prepare_sleep(fx_eng->watch);
 	ck_assert_int_eq(nic_watch_sleep(fx_eng->watch, 1000 * 1000), WATCH_TIMEOUT);
 	ck_assert_uint_eq(*client_word & 1, 0);
 	/* a kick while awake wakes nothing that sleeps later */
 	sefa_engine_kick(&fx_d);
-	nic_watch_doze(fx_eng->watch);
+	nic_watch_prepare_sleep(fx_eng->watch);
 	ck_assert_int_eq(nic_watch_sleep(fx_eng->watch, 1000 * 1000), WATCH_TIMEOUT);
 }
 END_TEST
