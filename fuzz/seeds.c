@@ -24,7 +24,7 @@
 
 #include "efa_ext_abi.h"
 #include "fuzz.h"
-#include "mad/mad.h"
+#include "mad/format.h"
 #include "nic/loc.h"
 
 struct seed {

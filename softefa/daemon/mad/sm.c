@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <sys/random.h>
 
-#include "mad/mad.h"
+#include "mad/layer.h"
 
 /*
  * Every two seconds (opensm sweeps every ten): each sweep wakes every
