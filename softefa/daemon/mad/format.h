@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/core.h"
 
@@ -142,6 +143,20 @@ static inline void put64(uint8_t *p, uint64_t v)
 {
 	put32(p, v >> 32);
 	put32(p + 4, (uint32_t)v);
+}
+
+/* A MAD of all zeros but its common header. */
+static inline void mad_hdr_init(uint8_t *m, uint8_t mgmt_class,
+				uint8_t version, uint8_t method, uint16_t attr,
+				uint64_t tid)
+{
+	memset(m, 0, MAD_SIZE);
+	m[MAD_OFF_BASE_VERSION] = MAD_BASE_VERSION;
+	m[MAD_OFF_CLASS] = mgmt_class;
+	m[MAD_OFF_CLASS_VERSION] = version;
+	m[MAD_OFF_METHOD] = method;
+	put64(m + MAD_OFF_TID, tid);
+	put16(m + MAD_OFF_ATTR_ID, attr);
 }
 
 static inline bool mad_is_vendor2_class(uint8_t c)
