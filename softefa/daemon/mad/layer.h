@@ -3,22 +3,26 @@
  * Inside the MAD layer: the packet, send, receive, agent and port its
  * files share, and what each file offers the files above it.
  *
- * The room is built in floors, each calling only the floors below it:
+ * The room is built in floors, from the bottom up; a file calls only the
+ * files listed before it:
  *
- *   format.h          the wire format; includes nothing of the room
- *   packet.c          the clock, received messages, the queue of packets
- *   send.c            sends tracked by their agent, matched to responses
- *   rmpp.c            RMPP segmentation, windows and reassembly
- *   mad_local.c       the SMA and PMA a driver's process_mad() plays
- *   agent.c           registration, TID routing, receive and send paths
- *   route.c           draining the queue to ports here or other hosts
- *   sm.c, sa.c        the daemon's SM and its SA, agents of the SM's port
- *   umad.c, ports.c   the umad files; the layer's start and timers
+ *   format.h     the wire format; includes nothing of the room
+ *   packet.c     the clock, received messages, the queue of packets
+ *   send.c       sends tracked by their agent, matched to responses
+ *   rmpp.c       RMPP segmentation, windows and reassembly
+ *   mad_local.c  the SMA and PMA a driver's process_mad() plays
+ *   agent.c      registration, TID routing, the receive and send paths
+ *   route.c      draining the queue to ports here or to other hosts
+ *   sm.c         the daemon's SM: its view of the fabric, its sweep
+ *   sa.c         the SA on the SM's port, answering from that view
+ *   umad.c       the umad and issm files of user processes
+ *   ports.c      the layer's ports at start, and its timers
  *
  * A lower floor hands work up without calling it: packets wait on the
  * queue for route.c to drain, and an agent's owner sets the handlers
  * that take its messages and its sends' timeouts.  Files here include
- * format.h, this header and mad.h, and from outside the room core/ only.
+ * format.h, this header and mad.h, and from outside the room core/core.h
+ * (with the host it brings) and the kernel's umad ABI only.
  * Everything runs under the daemon lock.
  */
 #ifndef SEFA_SOFTEFA_DAEMON_MAD_LAYER_H
