@@ -188,8 +188,8 @@ static void recv_hdr(struct mad_recv *r, const struct mad_pkt *pkt)
 }
 
 /* Hand a whole message to its agent. */
-void mad_deliver_done(struct mad_agent *agent, struct mad_recv *r,
-		      const struct mad_pkt *pkt)
+static void mad_deliver_done(struct mad_agent *agent, struct mad_recv *r,
+			     const struct mad_pkt *pkt)
 {
 	recv_hdr(r, pkt);
 	r->hdr.id = agent->id;
@@ -413,6 +413,7 @@ static void send_timeout(struct mad_send *s, uint64_t now)
 	mad_send_finish(s);
 }
 
+/* The sends and reassemblies of @port's agents whose time is up at @now. */
 unsigned int mad_port_tick(struct sefa_mad_port *port, uint64_t now)
 {
 	struct mad_agent *a;

@@ -216,7 +216,6 @@ int mad_reply(struct sefa_mad_port *port, const struct mad_pkt *req,
 	      const uint8_t *resp);
 
 /* send.c */
-void rmpp_send_free(struct rmpp_send *r);
 void mad_send_free(struct mad_send *s);
 void mad_send_link(struct mad_send *s);
 void mad_send_finish(struct mad_send *s);
@@ -245,8 +244,6 @@ int mad_agent_register(struct sefa_mad_port *port, const struct mad_reg *reg,
 		       struct mad_agent *agent);
 void mad_agent_unregister(struct mad_agent *agent);
 void mad_port_recv(struct sefa_mad_port *port, const struct mad_pkt *pkt);
-void mad_deliver_done(struct mad_agent *agent, struct mad_recv *r,
-		      const struct mad_pkt *pkt);
 int mad_send(struct mad_agent *agent, const struct ib_user_mad_hdr *uhdr,
 	     const struct mad_addr *addr, const uint8_t *msg, size_t len,
 	     uint32_t timeout_ms, uint32_t retries);

@@ -10,7 +10,7 @@
 
 #include "mad/layer.h"
 
-void rmpp_send_free(struct rmpp_send *r)
+static void rmpp_send_free(struct rmpp_send *r)
 {
 	free(r->msg);
 	free(r);
