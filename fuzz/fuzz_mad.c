@@ -18,7 +18,7 @@
 #include <rdma/ib_user_mad.h>
 
 #include "fuzz.h"
-#include "mad/mad.h"
+#include "mad/layer.h"
 
 #define VENDOR_OUI	0x001405
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "fuzz.h"
-#include "mad/mad.h"
+#include "mad/layer.h"
 
 void fuzz_mad_init(struct sefa_daemon *d)
 {

@@ -24,7 +24,7 @@
 
 #include "efa/efa_ext_abi.h"
 #include "fuzz.h"
-#include "mad/mad.h"
+#include "mad/format.h"
 #include "nic/loc.h"
 
 struct seed {
@@ -532,13 +532,7 @@ static void ioctl_seeds(void)
 static void mad_hdr(uint8_t *m, uint8_t mgmt_class, uint8_t version,
 		    uint8_t method, uint16_t attr, uint32_t mod, uint64_t tid)
 {
-	memset(m, 0, MAD_SIZE);
-	m[MAD_OFF_BASE_VERSION] = MAD_BASE_VERSION;
-	m[MAD_OFF_CLASS] = mgmt_class;
-	m[MAD_OFF_CLASS_VERSION] = version;
-	m[MAD_OFF_METHOD] = method;
-	put64(m + MAD_OFF_TID, tid);
-	put16(m + MAD_OFF_ATTR_ID, attr);
+	mad_hdr_init(m, mgmt_class, version, method, attr, tid);
 	put32(m + MAD_OFF_ATTR_MOD, mod);
 }
 

@@ -9,7 +9,7 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 
-#include "mad/mad.h"
+#include "mad/layer.h"
 
 enum {
 	SMP_ATTR_GUID_INFO = 0x0014,

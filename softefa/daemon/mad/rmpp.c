@@ -19,7 +19,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "mad/mad.h"
+#include "mad/layer.h"
 
 #define RMPP_VERSION		1
 #define RECV_WINDOW		64	/* 512 receive buffers >> 3 */
@@ -31,12 +31,6 @@
 bool rmpp_agent(const struct mad_agent *agent)
 {
 	return agent->rmpp_version && !(agent->flags & IB_USER_MAD_USER_RMPP);
-}
-
-void rmpp_send_free(struct rmpp_send *r)
-{
-	free(r->msg);
-	free(r);
 }
 
 void rmpp_recv_free(struct rmpp_recv *rr)

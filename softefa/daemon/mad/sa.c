@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "mad/mad.h"
+#include "mad/layer.h"
 
 #define SA_CLASS_VERSION	2
 #define SA_METHOD_GET_TABLE_RESP	(MAD_METHOD_RESP | MAD_METHOD_GET_TABLE)

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <sys/random.h>
 
-#include "mad/mad.h"
+#include "mad/layer.h"
 
 /*
  * Every two seconds (opensm sweeps every ten): each sweep wakes every
@@ -144,7 +144,7 @@ static uint64_t smp_get(struct sm_fabric *f, const uint8_t *dgid,
 			uint16_t attr)
 {
 	struct mad_addr addr = { .dlid = MAD_PERMISSIVE_LID, .dst_qp = 0 };
-	uint8_t smp[MAD_SIZE] = {};
+	uint8_t smp[MAD_SIZE];
 	uint32_t tid = 0;
 
 	if (dgid) {
@@ -155,12 +155,7 @@ static uint64_t smp_get(struct sm_fabric *f, const uint8_t *dgid,
 	while (!tid)
 		if (getrandom(&tid, sizeof(tid), 0) != sizeof(tid))
 			tid = 0;
-	smp[MAD_OFF_BASE_VERSION] = MAD_BASE_VERSION;
-	smp[MAD_OFF_CLASS] = MAD_CLASS_SUBN_LID;
-	smp[MAD_OFF_CLASS_VERSION] = 1;
-	smp[MAD_OFF_METHOD] = MAD_METHOD_GET;
-	put64(smp + MAD_OFF_TID, tid);
-	put16(smp + MAD_OFF_ATTR_ID, attr);
+	mad_hdr_init(smp, MAD_CLASS_SUBN_LID, 1, MAD_METHOD_GET, attr, tid);
 	mad_send(f->agent, NULL, &addr, smp, MAD_SIZE, 0, 0);
 	return mad_wire_tid(f->agent, smp);
 }

@@ -17,7 +17,7 @@
 
 #include <rdma/rdma_user_ioctl.h>
 
-#include "mad/mad.h"
+#include "mad/layer.h"
 
 #define UMAD_MAX_AGENTS		32
 #define HDR_OLD_SIZE		offsetof(struct ib_user_mad_hdr, pkey_index)
@@ -69,8 +69,8 @@ static void readiness(struct umad_file *f)
 		f->token = recv(f->ready->peer_fd, &b, 1, MSG_DONTWAIT) != 1;
 }
 
-void umad_queue(struct umad_file *f, struct mad_agent *agent,
-		struct mad_recv *r)
+/* Queue @r for read(): bounded, as the kernel bounds its receive list. */
+static void umad_queue(struct umad_file *f, struct mad_recv *r)
 {
 	if (f->queued >= UMAD_MAX_QUEUED ||
 	    f->queued_bytes + r->len > UMAD_MAX_QUEUED_BYTES) {
@@ -85,6 +85,19 @@ void umad_queue(struct umad_file *f, struct mad_agent *agent,
 	f->queued++;
 	f->queued_bytes += r->len;
 	readiness(f);
+}
+
+/* What an agent of a file receives, and its sends' timeouts: for read(). */
+static void umad_deliver(struct mad_agent *agent, struct mad_recv *r,
+			 const struct mad_pkt *pkt)
+{
+	(void)pkt;
+	umad_queue(agent->file, r);
+}
+
+static void umad_timed_out(struct mad_agent *agent, struct mad_recv *r)
+{
+	umad_queue(agent->file, r);
 }
 
 static struct umad_file *file_new(struct sefa_client *c,
@@ -235,6 +248,8 @@ static int add_agent(struct umad_file *f, const struct mad_reg *reg,
 		return -ENOMEM;
 	agent->file = f;
 	agent->id = slot;
+	agent->handler = umad_deliver;
+	agent->timed_out = umad_timed_out;
 	ret = mad_agent_register(f->port, reg, agent);
 	if (ret) {
 		free(agent);

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "mad/mad.h"
+#include "mad/layer.h"
 
 #define FX_MAX_NODES	1024
 
