@@ -3,8 +3,8 @@
  * The top of softefad: a connection's requests, dispatched to the uverbs
  * ABI or to the umad files.
  */
-#ifndef SEFA_CLIENT_H
-#define SEFA_CLIENT_H
+#ifndef SEFA_SOFTEFA_DAEMON_CLIENT_H
+#define SEFA_SOFTEFA_DAEMON_CLIENT_H
 
 #include "core/core.h"
 
