@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The uverbs ABI of softefad: the write() and ioctl() decoders, the
- * commands they lead to, and the efa driver's udata.
+ * commands they lead to, the efa driver's udata, and the ABI's names for
+ * the log.  This room may include the layers below it (verbs/, core/,
+ * host/) and the ABI headers; never nic/, mad/ or the client above it.
+ * ioctl.h is the ioctl() decoder's own, for the files of this room only.
  */
 #ifndef SEFA_SOFTEFA_DAEMON_UVERBS_UVERBS_H
 #define SEFA_SOFTEFA_DAEMON_UVERBS_UVERBS_H
@@ -23,7 +26,7 @@ const char *sefa_ioctl_method_name(uint16_t object, uint16_t method);
 int sefa_uverbs_write(struct sefa_client *c, uint64_t buf, uint64_t count);
 int sefa_invoke_write(struct sefa_cmd *cmd, uint32_t command);
 
-/* uverbs_ioctl.c */
+/* uverbs_ioctl.c, its methods in ioctl_*.c */
 int sefa_uverbs_ioctl(struct sefa_client *c, uint64_t request, uint64_t arg);
 
 /* uverbs_cmd.c: the object commands of the write() ABI */
@@ -53,7 +56,7 @@ int sefa_cmd_query_port(struct sefa_cmd *cmd);
 int sefa_alloc_async_fd(struct sefa_client *c, int *client_fd);
 void sefa_client_release(struct sefa_client *c);
 
-/* efa.c: the efa kernel driver. */
+/* efa_driver.c: the efa kernel driver. */
 int efa_alloc_ucontext(struct sefa_cmd *cmd);
 int efa_query_device_udata(struct sefa_cmd *cmd);
 struct ib_uverbs_query_device_resp;

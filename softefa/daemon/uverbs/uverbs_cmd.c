@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,48 @@ static int destroy_cmd(struct sefa_cmd *cmd, enum sefa_obj_type type)
 	ret = sefa_uobj_destroy(cmd->c, handle, type);
 	return ret == -ENOENT ? sefa_bad_handle(cmd->c, -EINVAL, type, handle) :
 				ret;
+}
+
+/*
+ * DESTROY_CQ and DESTROY_QP: a request of one handle after the response's
+ * address, a response of the events the object reported.  Nothing can be
+ * undone once the object is gone, so the response buffer is checked first.
+ */
+_Static_assert(sizeof(struct ib_uverbs_destroy_cq) ==
+	       sizeof(struct ib_uverbs_destroy_qp) &&
+	       offsetof(struct ib_uverbs_destroy_cq, cq_handle) ==
+	       offsetof(struct ib_uverbs_destroy_qp, qp_handle),
+	       "both requests are a response address and a handle");
+
+static int destroy_reporting(struct sefa_cmd *cmd, enum sefa_obj_type type)
+{
+	union {
+		struct ib_uverbs_destroy_cq_resp cq;
+		struct ib_uverbs_destroy_qp_resp qp;
+	} resp = {};
+	struct ib_uverbs_destroy_cq req;
+	struct sefa_cq *cq = NULL;
+	struct sefa_qp *qp = NULL;
+	int ret;
+
+	ret = sefa_request(cmd, &req, sizeof(req));
+	if (ret)
+		return ret;
+	if (type == SEFA_OBJ_CQ)
+		cq = sefa_cq_from_handle(cmd->c, req.cq_handle);
+	else
+		qp = sefa_qp_from_handle(cmd->c, req.cq_handle);
+	if (!cq && !qp)
+		return sefa_bad_handle(cmd->c, -EINVAL, type, req.cq_handle);
+	ret = sefa_clear_user(cmd->c, cmd->core_out.addr, cmd->core_out.len);
+	if (ret)
+		return ret;
+	if (qp) {
+		resp.qp.events_reported = sefa_qp_destroy(qp);
+		return sefa_response(cmd, &resp.qp, sizeof(resp.qp));
+	}
+	ret = sefa_cq_destroy(cq, &resp.cq);
+	return ret ? ret : sefa_response(cmd, &resp.cq, sizeof(resp.cq));
 }
 
 /* The driver's response, then the core's: the order the kernel writes. */
@@ -210,25 +253,7 @@ int sefa_cmd_ex_create_cq(struct sefa_cmd *cmd)
 
 int sefa_cmd_destroy_cq(struct sefa_cmd *cmd)
 {
-	struct ib_uverbs_destroy_cq_resp resp = {};
-	struct ib_uverbs_destroy_cq req;
-	struct sefa_cq *cq;
-	int ret;
-
-	ret = sefa_request(cmd, &req, sizeof(req));
-	if (ret)
-		return ret;
-	cq = sefa_cq_from_handle(cmd->c, req.cq_handle);
-	if (!cq)
-		return sefa_bad_handle(cmd->c, -EINVAL, SEFA_OBJ_CQ,
-				       req.cq_handle);
-	/* Nothing can be undone once the CQ is gone: check the buffer. */
-	ret = sefa_clear_user(cmd->c, cmd->core_out.addr, cmd->core_out.len);
-	if (!ret)
-		ret = sefa_cq_destroy(cq, &resp);
-	if (!ret)
-		ret = sefa_response(cmd, &resp, sizeof(resp));
-	return ret;
+	return destroy_reporting(cmd, SEFA_OBJ_CQ);
 }
 
 /* QP creation shared by the write and ioctl ABIs: create, answer udata. */
@@ -325,23 +350,7 @@ int sefa_cmd_query_qp(struct sefa_cmd *cmd)
 
 int sefa_cmd_destroy_qp(struct sefa_cmd *cmd)
 {
-	struct ib_uverbs_destroy_qp_resp resp = {};
-	struct ib_uverbs_destroy_qp req;
-	struct sefa_qp *qp;
-	int ret;
-
-	ret = sefa_request(cmd, &req, sizeof(req));
-	if (ret)
-		return ret;
-	qp = sefa_qp_from_handle(cmd->c, req.qp_handle);
-	if (!qp)
-		return sefa_bad_handle(cmd->c, -EINVAL, SEFA_OBJ_QP,
-				       req.qp_handle);
-	ret = sefa_clear_user(cmd->c, cmd->core_out.addr, cmd->core_out.len);
-	if (ret)
-		return ret;
-	resp.events_reported = sefa_qp_destroy(qp);
-	return sefa_response(cmd, &resp, sizeof(resp));
+	return destroy_reporting(cmd, SEFA_OBJ_QP);
 }
 
 int sefa_cmd_create_ah(struct sefa_cmd *cmd)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The daemon's uverbs decoders against malformed input.  The "client" is
- * this very process: the daemon reads and writes its memory through
- * process_vm_readv/writev exactly as it does a real client's.
+ * The daemon's ioctl() decoder of the uverbs ABI against malformed input:
+ * the header, the attributes, handles, this project's indirect keys, and
+ * random commands through both decoders.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -13,283 +13,15 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
-#include <rdma/efa-abi.h>
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_ioctl.h>
 
 #include "efa/efa_ext_abi.h"
-#include "uverbs/uverbs.h"
+#include "decoder_fixture.h"
 #include "check_main.h"
 
-static struct sefa_daemon d;
-static struct sefa_client c;
-static void *unmapped;
-
-static void setup(void)
-{
-	memset(&d, 0, sizeof(d));
-	memset(&c, 0, sizeof(c));
-	pthread_mutex_init(&d.lock, NULL);
-	d.profile = sefa_profile_find("efa");
-	d.abi = SEFA_ABI_IOCTL;
-	memcpy(d.netdev.mac, "\x02\x00\x00\x00\x00\x01", 6);
-	ck_assert_int_eq(sefa_devices_init(&d, 1), 0);
-	c.d = &d;
-	c.dev = &d.dev[0];
-	c.pid = getpid();
-	c.sock = -1;
-
-	/* An address that is certainly not mapped. */
-	unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
-			-1, 0);
-	ck_assert_ptr_ne(unmapped, MAP_FAILED);
-	munmap(unmapped, 4096);
-}
-
-/* As the connection thread calls them: under the daemon lock. */
-static int wr(const void *buf, size_t len)
-{
-	int ret;
-
-	sefa_daemon_lock(&d);
-	ret = sefa_uverbs_write(&c, (uintptr_t)buf, len);
-	sefa_daemon_unlock(&d);
-	return ret;
-}
-
-struct query_port_cmd {
-	struct ib_uverbs_cmd_hdr hdr;
-	struct ib_uverbs_query_port core;
-};
-
-static void query_port_cmd(struct query_port_cmd *cmd,
-			   struct ib_uverbs_query_port_resp *resp)
-{
-	memset(cmd, 0, sizeof(*cmd));
-	cmd->hdr.command = IB_USER_VERBS_CMD_QUERY_PORT;
-	cmd->hdr.in_words = sizeof(*cmd) / 4;
-	cmd->hdr.out_words = sizeof(*resp) / 4;
-	cmd->core.response = (uintptr_t)resp;
-	cmd->core.port_num = 1;
-}
-
-START_TEST(write_short)
-{
-	uint32_t four = 0;
-
-	ck_assert_int_eq(wr(&four, sizeof(four)), -EINVAL);
-	ck_assert_int_eq(wr(&four, 0), -EINVAL);
-}
-END_TEST
-
-START_TEST(write_bad_pointer)
-{
-	ck_assert_int_eq(wr(unmapped, 64), -EFAULT);
-	ck_assert_int_eq(wr(NULL, 64), -EFAULT);
-}
-END_TEST
-
-START_TEST(write_unknown_command)
-{
-	struct ib_uverbs_cmd_hdr hdr = {
-		.command = 63, .in_words = 2, .out_words = 0,
-	};
-
-	ck_assert_int_eq(wr(&hdr, sizeof(hdr)), -EOPNOTSUPP);
-	hdr.command = IB_USER_VERBS_CMD_FLAG_EXTENDED | 40;
-	ck_assert_int_eq(wr(&hdr, sizeof(hdr)), -EOPNOTSUPP);
-	/* bits outside the command and the extended flag */
-	hdr.command = 1 << 20;
-	ck_assert_int_eq(wr(&hdr, sizeof(hdr)), -EINVAL);
-}
-END_TEST
-
-START_TEST(write_needs_context)
-{
-	struct ib_uverbs_query_port_resp resp;
-	struct query_port_cmd cmd;
-
-	query_port_cmd(&cmd, &resp);
-	ck_assert_int_eq(wr(&cmd, sizeof(cmd)), -EINVAL);
-}
-END_TEST
-
-START_TEST(write_in_words)
-{
-	struct ib_uverbs_query_port_resp resp;
-	struct query_port_cmd cmd;
-
-	c.has_ucontext = true;
-	query_port_cmd(&cmd, &resp);
-	cmd.hdr.in_words++;
-	ck_assert_int_eq(wr(&cmd, sizeof(cmd)), -EINVAL);
-	/* consistent, but shorter than the command needs */
-	cmd.hdr.in_words = 4;
-	ck_assert_int_eq(wr(&cmd, 16), -ENOSPC);
-}
-END_TEST
-
-START_TEST(write_out_words)
-{
-	struct ib_uverbs_query_port_resp resp;
-	struct query_port_cmd cmd;
-
-	c.has_ucontext = true;
-	query_port_cmd(&cmd, &resp);
-	cmd.hdr.out_words = sizeof(resp) / 4 - 1;
-	ck_assert_int_eq(wr(&cmd, sizeof(cmd)), -ENOSPC);
-}
-END_TEST
-
-START_TEST(write_bad_response_pointer)
-{
-	struct ib_uverbs_query_port_resp resp;
-	struct query_port_cmd cmd;
-
-	c.has_ucontext = true;
-	query_port_cmd(&cmd, &resp);
-	cmd.core.response = (uintptr_t)unmapped;
-	ck_assert_int_eq(wr(&cmd, sizeof(cmd)), -EFAULT);
-	cmd.core.response = UINT64_MAX - 8;
-	ck_assert_int_eq(wr(&cmd, sizeof(cmd)), -EFAULT);
-}
-END_TEST
-
-START_TEST(write_query_port)
-{
-	struct ib_uverbs_query_port_resp resp;
-	struct query_port_cmd cmd;
-
-	c.has_ucontext = true;
-	query_port_cmd(&cmd, &resp);
-	memset(&resp, 0xff, sizeof(resp));
-	ck_assert_int_eq(wr(&cmd, sizeof(cmd)), sizeof(cmd));
-	ck_assert_int_eq(resp.state, 4);
-	ck_assert_int_eq(resp.max_msg_sz, 8928);
-	ck_assert_int_eq(resp.lid, 0);
-	ck_assert_int_eq(resp.link_layer, 0);
-
-	cmd.core.port_num = 2;
-	ck_assert_int_eq(wr(&cmd, sizeof(cmd)), -EINVAL);
-	cmd.core.port_num = 0;
-	ck_assert_int_eq(wr(&cmd, sizeof(cmd)), -EINVAL);
-}
-END_TEST
-
-struct ex_query_cmd {
-	struct ib_uverbs_cmd_hdr hdr;
-	struct ib_uverbs_ex_cmd_hdr ex;
-	struct ib_uverbs_ex_query_device core;
-	uint64_t extra;
-};
-
-struct ex_query_resp {
-	struct ib_uverbs_ex_query_device_resp core;
-	struct efa_ibv_ex_query_device_resp efa;
-};
-
-static void ex_query_cmd(struct ex_query_cmd *cmd, struct ex_query_resp *resp)
-{
-	memset(cmd, 0, sizeof(*cmd));
-	cmd->hdr.command = IB_USER_VERBS_CMD_FLAG_EXTENDED |
-			   IB_USER_VERBS_EX_CMD_QUERY_DEVICE;
-	cmd->hdr.in_words = sizeof(cmd->core) / 8;
-	cmd->hdr.out_words = sizeof(resp->core) / 8;
-	cmd->ex.response = (uintptr_t)resp;
-	cmd->ex.provider_out_words = sizeof(resp->efa) / 8;
-}
-
-static size_t ex_len(const struct ex_query_cmd *cmd)
-{
-	return sizeof(cmd->hdr) + sizeof(cmd->ex) +
-	       (cmd->hdr.in_words + cmd->ex.provider_in_words) * 8;
-}
-
-START_TEST(write_ex_query_device)
-{
-	struct ex_query_resp resp;
-	struct ex_query_cmd cmd;
-
-	c.has_ucontext = true;
-	ex_query_cmd(&cmd, &resp);
-	ck_assert_int_eq(wr(&cmd, ex_len(&cmd)), ex_len(&cmd));
-	ck_assert_int_eq(resp.core.base.vendor_id, 0x1d0f);
-	ck_assert_int_eq(resp.core.base.vendor_part_id, 0xefa2);
-	ck_assert_int_eq(resp.core.response_length, sizeof(resp.core));
-	ck_assert_int_eq(resp.efa.max_sq_sge, 2);
-	ck_assert_int_eq(resp.efa.max_rq_sge, 3);
-	ck_assert(resp.efa.device_caps & EFA_QUERY_DEVICE_CAPS_RDMA_READ);
-}
-END_TEST
-
-START_TEST(write_ex_malformed)
-{
-	struct ex_query_resp resp;
-	struct ex_query_cmd cmd;
-
-	c.has_ucontext = true;
-	ex_query_cmd(&cmd, &resp);
-	cmd.ex.cmd_hdr_reserved = 1;
-	ck_assert_int_eq(wr(&cmd, ex_len(&cmd)), -EINVAL);
-
-	ex_query_cmd(&cmd, &resp);
-	ck_assert_int_eq(wr(&cmd, ex_len(&cmd) + 8), -EINVAL);
-
-	ex_query_cmd(&cmd, &resp);
-	cmd.hdr.out_words = 1;		/* below response_length */
-	ck_assert_int_eq(wr(&cmd, ex_len(&cmd)), -ENOSPC);
-
-	ex_query_cmd(&cmd, &resp);
-	cmd.ex.response = 0;
-	ck_assert_int_eq(wr(&cmd, ex_len(&cmd)), -EINVAL);
-
-	ex_query_cmd(&cmd, &resp);
-	cmd.core.comp_mask = 1;
-	ck_assert_int_eq(wr(&cmd, ex_len(&cmd)), -EINVAL);
-
-	/* a longer request from newer userspace must be zero beyond */
-	ex_query_cmd(&cmd, &resp);
-	cmd.hdr.in_words = 2;
-	cmd.extra = 1;
-	ck_assert_int_eq(wr(&cmd, ex_len(&cmd)), -EOPNOTSUPP);
-	cmd.extra = 0;
-	ck_assert_int_eq(wr(&cmd, ex_len(&cmd)), ex_len(&cmd));
-
-	/* efa insists its query udata input is zero */
-	ex_query_cmd(&cmd, &resp);
-	cmd.ex.provider_in_words = 1;
-	cmd.extra = 5;
-	ck_assert_int_eq(wr(&cmd, ex_len(&cmd)), -EINVAL);
-}
-END_TEST
-
-START_TEST(write_get_context_twice)
-{
-	struct {
-		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_get_context core;
-		struct efa_ibv_alloc_ucontext_cmd efa;
-	} cmd = {};
-	struct {
-		struct ib_uverbs_get_context_resp core;
-		struct efa_ibv_alloc_ucontext_resp efa;
-	} resp;
-
-	cmd.hdr.command = IB_USER_VERBS_CMD_GET_CONTEXT;
-	cmd.hdr.in_words = sizeof(cmd) / 4;
-	cmd.hdr.out_words = sizeof(resp) / 4;
-	cmd.core.response = (uintptr_t)&resp;
-	c.has_ucontext = true;
-	ck_assert_int_eq(wr(&cmd, sizeof(cmd)), -EINVAL);
-
-	/* userspace that does not honour TX batching is refused */
-	c.has_ucontext = false;
-	ck_assert_int_eq(wr(&cmd, sizeof(cmd)), -EOPNOTSUPP);
-	ck_assert(!c.has_ucontext);
-}
-END_TEST
 
 struct ioctl_buf {
 	struct ib_uverbs_ioctl_hdr hdr;
@@ -764,27 +496,12 @@ START_TEST(random_commands)
 }
 END_TEST
 
-static Suite *decoder_suite(void)
+static Suite *ioctl_decoder_suite(void)
 {
-	Suite *s = suite_create("softefad decoder");
-	TCase *w = tcase_create("write");
+	Suite *s = suite_create("uverbs ioctl decoder");
 	TCase *i = tcase_create("ioctl");
 
-	tcase_add_checked_fixture(w, setup, NULL);
-	tcase_add_test(w, write_short);
-	tcase_add_test(w, write_bad_pointer);
-	tcase_add_test(w, write_unknown_command);
-	tcase_add_test(w, write_needs_context);
-	tcase_add_test(w, write_in_words);
-	tcase_add_test(w, write_out_words);
-	tcase_add_test(w, write_bad_response_pointer);
-	tcase_add_test(w, write_query_port);
-	tcase_add_test(w, write_ex_query_device);
-	tcase_add_test(w, write_ex_malformed);
-	tcase_add_test(w, write_get_context_twice);
-	suite_add_tcase(s, w);
-
-	tcase_add_checked_fixture(i, setup, NULL);
+	tcase_add_checked_fixture(i, decoder_setup, NULL);
 	/* random_commands runs 20000 commands: seconds under ASan. */
 	tcase_set_timeout(i, 60);
 	tcase_add_test(i, ioctl_header);
@@ -801,4 +518,4 @@ static Suite *decoder_suite(void)
 	return s;
 }
 
-SEFA_CHECK_MAIN(decoder_suite)
+SEFA_CHECK_MAIN(ioctl_decoder_suite)
