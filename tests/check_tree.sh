@@ -8,7 +8,8 @@
 #  - every header's guard is SEFA_ and its path from the root,
 #    upper-cased, each / and . as _ (softefa/daemon/nic/loc.h:
 #    SEFA_SOFTEFA_DAEMON_NIC_LOC_H), so that no two can collide;
-#  - no C file name stands twice within softefa/, fuzz/ and bench/, and
+#  - no source file name (C or shell) stands twice within softefa/, fuzz/
+#    and bench/, and
 #    efa.c and mad.c stand once in the whole tree (a debugger's or a
 #    profiler's "mad.c:120" then names one file);
 #  - no .c or .h file in softefa/, providers/ or include/ is over 700 lines.
@@ -72,9 +73,9 @@ for f in $(echo "$files" | grep -E '\.h$'); do
 	fi
 done
 
-# C file names: once within softefa/, fuzz/ and bench/; efa.c and mad.c
+# Source file names: once within softefa/, fuzz/ and bench/; efa.c and mad.c
 # once anywhere.
-for name in $(echo "$files" | grep -E '^(softefa|fuzz|bench)/.*\.[ch]$' |
+for name in $(echo "$files" | grep -E '^(softefa|fuzz|bench)/.*\.([ch]|sh)$' |
 	      sed 's,.*/,,' | sort | uniq -d); do
 	where=$(echo "$files" | grep -E "^(softefa|fuzz|bench)/(.*/)?$name\$")
 	offend "$name stands more than once in softefa/, fuzz/ and bench/:" \

@@ -1,5 +1,5 @@
 #!/bin/bash
-# fuzz/run.sh [SECONDS] [HARNESS...]: a fuzzing campaign.
+# fuzz/campaign.sh [SECONDS] [HARNESS...]: a fuzzing campaign.
 #
 # Builds the harnesses with clang, libFuzzer, ASan and UBSan in build-fuzz/
 # (its own CMake configuration, -DENABLE_FUZZ=ON), then runs each harness
