@@ -44,14 +44,14 @@ void nic_comp_flush(struct sefa_qp *qp)
 {
 	struct sefa_pending *p;
 
-	while ((p = qp->pending)) {
-		qp->pending = p->next;
+	while ((p = qp->comp.pending)) {
+		qp->comp.pending = p->next;
 		complete_send(qp, &p->wqe, EFA_IO_COMP_STATUS_FLUSHED);
 		free(p);
 	}
-	qp->npending = 0;
-	free(qp->rc_head);
-	qp->rc_head = NULL;
+	qp->comp.npending = 0;
+	free(qp->comp.rc_head);
+	qp->comp.rc_head = NULL;
 	nic_resp_flush(qp);
 }
 
@@ -62,15 +62,15 @@ static void drop_pending(struct nic_send *s)
 
 	if (!s->retry)
 		return;
-	if (s->qp->rc_head == s->retry) {
-		s->qp->rc_head = NULL;
+	if (s->qp->comp.rc_head == s->retry) {
+		s->qp->comp.rc_head = NULL;
 	} else {
-		for (pp = &s->qp->pending; *pp && *pp != s->retry;
+		for (pp = &s->qp->comp.pending; *pp && *pp != s->retry;
 		     pp = &(*pp)->next)
 			;
 		if (*pp) {
 			*pp = s->retry->next;
-			s->qp->npending--;
+			s->qp->comp.npending--;
 		}
 	}
 	free(s->retry);
@@ -84,8 +84,8 @@ static void drop_pending(struct nic_send *s)
 static void rc_fail(struct sefa_qp *qp)
 {
 	qp->state = IBV_QPS_ERR;
-	qp->rnr_due_ns = 0;
-	qp->rnr_tries = 0;
+	qp->comp.rnr_due_ns = 0;
+	qp->comp.rnr_tries = 0;
 	nic_comp_flush(qp);
 }
 
@@ -99,9 +99,9 @@ void nic_comp_retire(struct nic_send *s, int status)
 		drop_pending(s);
 		return;
 	}
-	qp->rnr_due_ns = 0;
-	qp->rnr_tries = 0;
-	qp->sq_ci++;
+	qp->comp.rnr_due_ns = 0;
+	qp->comp.rnr_tries = 0;
+	qp->req.sq_ci++;
 	/* The receiver expects the next PSN only after a packet took one. */
 	if (!s->no_packet)
 		nic_seq_next_psn(qp);
@@ -163,12 +163,12 @@ static struct sefa_pending *pending_entry(struct nic_send *s)
 	p->psn = s->psn;
 	p->off = s->off;
 	if (s->at_head) {
-		s->qp->rc_head = p;
+		s->qp->comp.rc_head = p;
 	} else {
-		for (pp = &s->qp->pending; *pp; pp = &(*pp)->next)
+		for (pp = &s->qp->comp.pending; *pp; pp = &(*pp)->next)
 			;
 		*pp = p;
-		s->qp->npending++;
+		s->qp->comp.npending++;
 	}
 	s->retry = p;
 	s->wqe = &p->wqe;
@@ -202,7 +202,7 @@ static uint64_t rto_ns(const struct sefa_qp *qp, unsigned int tries)
 		ns = 4096ULL << (qp->timeout < 31 ? qp->timeout : 31);
 		return ns > RC_RTO_MIN_NS ? ns : RC_RTO_MIN_NS;
 	}
-	ns = qp->srtt_ns + 4 * qp->rttvar_ns;
+	ns = qp->comp.srtt_ns + 4 * qp->comp.rttvar_ns;
 	if (ns < SRD_RTO_NS)
 		ns = SRD_RTO_NS;
 	ns <<= tries < 8 ? tries : 8;
@@ -213,18 +213,19 @@ static uint64_t rto_ns(const struct sefa_qp *qp, unsigned int tries)
 static void rtt_sample(struct sefa_qp *qp, const struct sefa_pending *p,
 		       uint64_t now)
 {
+	struct sefa_qp_comp *c = &qp->comp;
 	uint64_t rtt = now - p->sent_ns, err;
 
 	if (p->tries)
 		return;
-	if (!qp->srtt_ns) {
-		qp->srtt_ns = rtt;
-		qp->rttvar_ns = rtt / 2;
+	if (!c->srtt_ns) {
+		c->srtt_ns = rtt;
+		c->rttvar_ns = rtt / 2;
 		return;
 	}
-	err = rtt > qp->srtt_ns ? rtt - qp->srtt_ns : qp->srtt_ns - rtt;
-	qp->rttvar_ns = qp->rttvar_ns - qp->rttvar_ns / 4 + err / 4;
-	qp->srtt_ns = qp->srtt_ns - qp->srtt_ns / 8 + rtt / 8;
+	err = rtt > c->srtt_ns ? rtt - c->srtt_ns : c->srtt_ns - rtt;
+	c->rttvar_ns = c->rttvar_ns - c->rttvar_ns / 4 + err / 4;
+	c->srtt_ns = c->srtt_ns - c->srtt_ns / 8 + rtt / 8;
 }
 
 void nic_comp_await(struct nic_engine *eng, struct nic_send *s,
@@ -257,8 +258,8 @@ void nic_comp_await(struct nic_engine *eng, struct nic_send *s,
 bool nic_comp_overdue(const struct nic_engine *eng, const struct sefa_qp *qp,
 		      const struct sefa_pending *p)
 {
-	return qp->acked_sent_ns > p->sent_ns ||
-	       qp->ack_ns + rto_ns(qp, p->tries) <= eng->now;
+	return qp->comp.acked_sent_ns > p->sent_ns ||
+	       qp->comp.ack_ns + rto_ns(qp, p->tries) <= eng->now;
 }
 
 /* The GID an SRD WQE went to: its AH's. */
@@ -302,7 +303,8 @@ static void comp_rnr(struct nic_engine *eng, struct nic_send *s,
 
 	NIC_COUNT(qp, rnr_retries, 1);
 	if (s->at_head)
-		qp->rnr_wait_ns = rnr_timer_us[nak->rnr_timer & 31] * 1000ULL;
+		qp->comp.rnr_wait_ns =
+			rnr_timer_us[nak->rnr_timer & 31] * 1000ULL;
 	if (qp->rnr_retry != 7 && s->rnr_done >= qp->rnr_retry) {
 		nic_comp_retire(s, EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR);
 		return;
@@ -310,11 +312,11 @@ static void comp_rnr(struct nic_engine *eng, struct nic_send *s,
 	s->state = NIC_SEND_RNR;
 	if (s->at_head) {
 		/* Tries count only against a finite rnr_retry. */
-		qp->rnr_tries += qp->rnr_retry != 7;
-		qp->rnr_due_ns = eng->now + qp->rnr_wait_ns;
+		qp->comp.rnr_tries += qp->rnr_retry != 7;
+		qp->comp.rnr_due_ns = eng->now + qp->comp.rnr_wait_ns;
 		if (s->retry) {
 			s->retry->out = false;
-			s->retry->due_ns = qp->rnr_due_ns;
+			s->retry->due_ns = qp->comp.rnr_due_ns;
 		}
 		return;
 	}
@@ -392,7 +394,7 @@ static void comp_next(struct nic_send *s)
 	}
 	if (qp->type == IBV_QPT_RC) {
 		nic_seq_next_psn(qp);
-		s->psn = qp->sq_psn;
+		s->psn = qp->req.sq_psn;
 	} else {
 		s->psn = nic_seq_next_psn(qp);
 	}
@@ -419,9 +421,9 @@ static void comp_net_recv(struct nic_engine *eng, struct sefa_device *dev,
 	if (!qp || qp->type != ack->qpt || qp->state == IBV_QPS_ERR)
 		return;
 	if (qp->type == IBV_QPT_RC)
-		p = qp->rc_head;
+		p = qp->comp.rc_head;
 	else
-		for (p = qp->pending; p && !(p->out && p->psn == ack->psn);
+		for (p = qp->comp.pending; p && !(p->out && p->psn == ack->psn);
 		     p = p->next)
 			;
 	if (!p || !p->out || p->psn != ack->psn) {
@@ -439,13 +441,13 @@ static void comp_net_recv(struct nic_engine *eng, struct sefa_device *dev,
 	s.off = p->off;
 	s.retry = p;
 	s.at_head = qp->type == IBV_QPT_RC;
-	s.rnr_done = s.at_head ? qp->rnr_tries : p->retries;
+	s.rnr_done = s.at_head ? qp->comp.rnr_tries : p->retries;
 	s.state = NIC_SEND_OUT;
 	p->out = false;
 	rtt_sample(qp, p, eng->now);
-	qp->ack_ns = eng->now;
-	if (p->sent_ns > qp->acked_sent_ns)
-		qp->acked_sent_ns = p->sent_ns;
+	qp->comp.ack_ns = eng->now;
+	if (p->sent_ns > qp->comp.acked_sent_ns)
+		qp->comp.acked_sent_ns = p->sent_ns;
 
 	if (ack->status == EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR) {
 		comp_rnr(eng, &s, ack);

@@ -28,10 +28,11 @@ static uint64_t addr64(uint32_t lo, uint32_t hi)
 /* The SQ doorbell, kept as this look saw it: the engine sleeps on it. */
 static uint16_t sq_producer(struct sefa_qp *qp)
 {
-	qp->sq_db_seen = __atomic_load_n((uint32_t *)((uint8_t *)qp->db->addr +
-						      SEFA_SQ_DB_OFF),
-					 __ATOMIC_ACQUIRE);
-	return qp->sq_db_seen;
+	const uint32_t *db = (const uint32_t *)((uint8_t *)qp->db->addr +
+						SEFA_SQ_DB_OFF);
+
+	qp->req.sq_db_seen = __atomic_load_n(db, __ATOMIC_ACQUIRE);
+	return qp->req.sq_db_seen;
 }
 
 /*
@@ -61,7 +62,7 @@ static int wqe_refuse(struct sefa_qp *qp, int status, const char *fmt, ...)
 	char why[128];
 	va_list ap;
 
-	if (qp->wqe_refused++ && !c->d->verbose)
+	if (qp->req.wqe_refused++ && !c->d->verbose)
 		return status;
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
@@ -343,7 +344,7 @@ static uint32_t req_lwm(const struct nic_send *s)
 	const struct sefa_pending *p;
 	uint32_t lwm = s->psn;
 
-	for (p = s->qp->pending; p; p = p->next)
+	for (p = s->qp->comp.pending; p; p = p->next)
 		if (((lwm - p->psn) & 0xffffff) < 0x800000)
 			lwm = p->psn;
 	return lwm;
@@ -428,13 +429,13 @@ void nic_req_exec(struct nic_engine *eng, struct nic_send *s)
 static bool req_rc_head(struct nic_engine *eng, struct sefa_qp *qp,
 			const struct efa_io_tx_wqe_128 *w)
 {
-	struct sefa_pending *p = qp->rc_head;
+	struct sefa_pending *p = qp->comp.rc_head;
 	struct nic_send s = {
-		.qp = qp, .wqe = w, .psn = qp->sq_psn, .at_head = true,
-		.rnr_done = qp->rnr_tries,
+		.qp = qp, .wqe = w, .psn = qp->req.sq_psn, .at_head = true,
+		.rnr_done = qp->comp.rnr_tries,
 	};
 
-	if (qp->rnr_due_ns > eng->now)
+	if (qp->comp.rnr_due_ns > eng->now)
 		return false;
 	if (p) {
 		/* Out to another host: its answer, or the timeout's retry. */
@@ -497,7 +498,7 @@ static unsigned int req_read_ahead(struct nic_engine *eng, struct sefa_qp *qp,
 				   uint16_t pc)
 {
 	struct seg_list all = { .seg = eng->ahead_segs };
-	unsigned int n = 0, max = (uint16_t)(pc - qp->sq_ci);
+	unsigned int n = 0, max = (uint16_t)(pc - qp->req.sq_ci);
 	uint64_t total = 0, len;
 
 	if (qp->type == IBV_QPT_RC || qp->state != IBV_QPS_RTS)
@@ -506,14 +507,15 @@ static unsigned int req_read_ahead(struct nic_engine *eng, struct sefa_qp *qp,
 		max = qp->sq_entries;
 	if (max > AHEAD_WQES)
 		max = AHEAD_WQES;
-	if (qp->type == IBV_QPT_DRIVER && qp->npending + max > SRD_WINDOW)
-		max = qp->npending < SRD_WINDOW ? SRD_WINDOW - qp->npending : 0;
+	if (qp->type == IBV_QPT_DRIVER && qp->comp.npending + max > SRD_WINDOW)
+		max = qp->comp.npending < SRD_WINDOW ?
+		      SRD_WINDOW - qp->comp.npending : 0;
 	if (max < 2)
 		return 0;
 	for (; n < max; n++) {
 		struct efa_io_tx_wqe_128 *w = &eng->ahead_wqe[n];
 
-		sq_fetch(qp, qp->sq_ci + n, w);
+		sq_fetch(qp, qp->req.sq_ci + n, w);
 		if (!ahead_one(eng, qp, w, &all, &len) ||
 		    total + len > AHEAD_BYTES)
 			break;
@@ -531,18 +533,18 @@ unsigned int nic_req_sq(struct nic_engine *eng, struct sefa_qp *qp)
 	unsigned int work = 0, ahead = req_read_ahead(eng, qp, pc);
 
 	/* A doorbell beyond the ring is the provider's bug: do one lap. */
-	while (qp->sq_ci != pc && work < qp->sq_entries &&
-	       (qp->npending < SRD_WINDOW || qp->state == IBV_QPS_ERR)) {
+	while (qp->req.sq_ci != pc && work < qp->sq_entries &&
+	       (qp->comp.npending < SRD_WINDOW || qp->state == IBV_QPS_ERR)) {
 		struct efa_io_tx_wqe_128 w;
 		struct nic_send s = {
-			.qp = qp, .wqe = &w, .psn = qp->sq_psn,
+			.qp = qp, .wqe = &w, .psn = qp->req.sq_psn,
 			.data = work < ahead ? eng->ahead_data[work] : NULL,
 		};
 
 		if (work < ahead)
 			w = eng->ahead_wqe[work];
 		else
-			sq_fetch(qp, qp->sq_ci, &w);
+			sq_fetch(qp, qp->req.sq_ci, &w);
 
 		/* A datagram QP's packets each have their own PSN. */
 		if (qp->type != IBV_QPT_RC)
@@ -554,7 +556,7 @@ unsigned int nic_req_sq(struct nic_engine *eng, struct sefa_qp *qp)
 			work++;
 			continue;
 		}
-		qp->sq_ci++;
+		qp->req.sq_ci++;
 		work++;
 		if (qp->state == IBV_QPS_ERR)
 			nic_comp_retire(&s, EFA_IO_COMP_STATUS_FLUSHED);
@@ -574,7 +576,7 @@ unsigned int nic_req_retry(struct nic_engine *eng, struct sefa_qp *qp)
 	struct sefa_pending *p, *next;
 	unsigned int work = 0;
 
-	for (p = qp->pending; p; p = next) {
+	for (p = qp->comp.pending; p; p = next) {
 		struct nic_send s = {
 			.qp = qp, .wqe = &p->wqe, .psn = p->psn, .off = p->off,
 			.retry = p,

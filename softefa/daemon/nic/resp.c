@@ -65,7 +65,7 @@ static unsigned int next_recv(struct sefa_qp *qp, struct efa_io_rx_desc *d)
 {
 	const struct efa_io_rx_desc *ring = qp->rq_ring ? qp->rq_ring->addr :
 							  NULL;
-	uint16_t avail = rq_producer(qp) - qp->rq_ci;
+	uint16_t avail = rq_producer(qp) - qp->resp.rq_ci;
 	unsigned int n = 0;
 
 	if (!ring)
@@ -73,7 +73,8 @@ static unsigned int next_recv(struct sefa_qp *qp, struct efa_io_rx_desc *d)
 	if (avail > qp->rq_entries)
 		avail = qp->rq_entries;
 	while (n < avail && n < MAX_SGE) {
-		d[n] = ring[(uint16_t)(qp->rq_ci + n) & (qp->rq_entries - 1)];
+		d[n] = ring[(uint16_t)(qp->resp.rq_ci + n) &
+			    (qp->rq_entries - 1)];
 		if (d[n++].lkey_ctrl & EFA_IO_RX_DESC_LAST)
 			return n;
 	}
@@ -126,7 +127,7 @@ static void consume_recv(struct sefa_qp *tqp, const struct efa_io_rx_desc *d,
 			 unsigned int n, int status,
 			 const struct sefa_pkt *pkt, uint64_t len)
 {
-	tqp->rq_ci += n;
+	tqp->resp.rq_ci += n;
 	complete_recv(tqp, d, status, pkt, len);
 }
 
@@ -203,7 +204,7 @@ static int place_status(struct sefa_qp *tqp, const struct sefa_pkt *pkt,
 	struct sefa_client *c = tqp->uobj.c;
 
 	/* The first of the QP, or each with --verbose (softefad(8), LOG). */
-	if (!tqp->dma_faults++ || c->d->verbose)
+	if (!tqp->resp.dma_faults++ || c->d->verbose)
 		fprintf(stderr, "softefad: pid %d: QP %u: %s of %llu bytes from QP %u: %s memory %s\n",
 			(int)c->pid, tqp->qpn,
 			pkt->op == SEFA_PKT_SEND ? "send" :
@@ -257,7 +258,7 @@ static int resp_send_part(struct nic_engine *eng, struct sefa_qp *tqp,
 			  const struct sefa_pkt *pkt)
 {
 	struct seg_list dst = { .seg = eng->peer_segs };
-	struct sefa_rc_rx *rx = tqp->rc_rx;
+	struct sefa_rc_rx *rx = tqp->resp.rc_rx;
 	uint64_t room;
 	int st;
 
@@ -266,7 +267,7 @@ static int resp_send_part(struct nic_engine *eng, struct sefa_qp *tqp,
 			rx = calloc(1, sizeof(*rx));
 			if (!rx)
 				return EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR;
-			tqp->rc_rx = rx;
+			tqp->resp.rc_rx = rx;
 		}
 		rx->n = next_recv(tqp, rx->desc);
 		rx->off = 0;

@@ -31,9 +31,9 @@ static uint32_t psn_ahead(uint32_t a, uint32_t b)
  */
 uint32_t nic_seq_next_psn(struct sefa_qp *qp)
 {
-	uint32_t psn = qp->sq_psn;
+	uint32_t psn = qp->req.sq_psn;
 
-	qp->sq_psn = (psn + 1) & 0xffffff;
+	qp->req.sq_psn = (psn + 1) & 0xffffff;
 	return psn;
 }
 
@@ -110,7 +110,7 @@ static struct sefa_peer_win *peer_win(struct sefa_qp *tqp,
 				      const struct sefa_pkt *pkt, uint32_t lwm,
 				      uint64_t now)
 {
-	struct sefa_peer_tab *t = tqp->seen;
+	struct sefa_peer_tab *t = tqp->resp.seen;
 	struct sefa_peer_win **pw, *w;
 
 	if (!t) {
@@ -118,7 +118,7 @@ static struct sefa_peer_win *peer_win(struct sefa_qp *tqp,
 		if (!t)
 			return NULL;
 		t->salt = arc4random();
-		tqp->seen = t;
+		tqp->resp.seen = t;
 	}
 	pw = peer_slot(t, pkt->sgid, pkt->sqpn);
 	w = *pw;
@@ -206,7 +206,7 @@ static enum seq_verdict seq_datagram(struct sefa_qp *tqp,
 static enum seq_verdict seq_rc(const struct sefa_qp *tqp,
 			       const struct sefa_pkt *pkt)
 {
-	uint32_t d = psn_ahead(tqp->rq_psn, pkt->psn);
+	uint32_t d = psn_ahead(tqp->resp.rq_psn, pkt->psn);
 
 	if (!d)
 		return SEQ_NEW;
@@ -237,5 +237,5 @@ void nic_seq_done(struct sefa_qp *tqp, struct sefa_peer_win *w,
 		win_mark(w, pkt->psn, true);
 		w->delivered = true;
 	}
-	tqp->rq_psn = (tqp->rq_psn + 1) & 0xffffff;
+	tqp->resp.rq_psn = (tqp->resp.rq_psn + 1) & 0xffffff;
 }

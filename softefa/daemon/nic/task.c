@@ -59,7 +59,7 @@ unsigned int nic_engine_run(struct nic_engine *eng)
 			if (qp->state < IBV_QPS_RTS)
 				continue;
 			work += nic_req_sq(eng, qp);
-			if (qp->pending)
+			if (qp->comp.pending)
 				work += nic_req_retry(eng, qp);
 		}
 	}
@@ -125,7 +125,7 @@ static bool engine_watch_doorbells(struct nic_engine *eng)
 				continue;
 			db = (uint8_t *)qp->db->addr + SEFA_SQ_DB_OFF;
 			nic_watch_doorbell(eng->watch, (const uint32_t *)db,
-					   qp->sq_db_seen);
+					   qp->req.sq_db_seen);
 		}
 	}
 	return any;

@@ -187,21 +187,21 @@ static void qp_drop_transport(struct sefa_qp *qp)
 	struct sefa_pending *p;
 	struct sefa_peer_win *w, *next;
 
-	while ((p = qp->pending)) {
-		qp->pending = p->next;
+	while ((p = qp->comp.pending)) {
+		qp->comp.pending = p->next;
 		free(p);
 	}
-	qp->npending = 0;
-	for (w = qp->seen ? qp->seen->oldest : NULL; w; w = next) {
+	qp->comp.npending = 0;
+	for (w = qp->resp.seen ? qp->resp.seen->oldest : NULL; w; w = next) {
 		next = w->newer;
 		free(w);
 	}
-	free(qp->seen);
-	qp->seen = NULL;
-	free(qp->rc_head);
-	qp->rc_head = NULL;
-	free(qp->rc_rx);
-	qp->rc_rx = NULL;
+	free(qp->resp.seen);
+	qp->resp.seen = NULL;
+	free(qp->comp.rc_head);
+	qp->comp.rc_head = NULL;
+	free(qp->resp.rc_rx);
+	qp->resp.rc_rx = NULL;
 }
 
 static void qp_free(struct sefa_client *c, struct sefa_qp *qp)
@@ -465,10 +465,10 @@ static const struct qp_transition *transition(const struct sefa_qp *qp,
 static void qp_reset(struct sefa_qp *qp)
 {
 	qp_drop_transport(qp);
-	qp->sq_ci = 0;
-	qp->rq_ci = 0;
-	qp->rnr_due_ns = 0;
-	qp->rnr_tries = 0;
+	qp->req.sq_ci = 0;
+	qp->resp.rq_ci = 0;
+	qp->comp.rnr_due_ns = 0;
+	qp->comp.rnr_tries = 0;
 	__atomic_store_n((uint32_t *)((uint8_t *)qp->db->addr + SEFA_SQ_DB_OFF),
 			 0, __ATOMIC_RELEASE);
 	__atomic_store_n((uint32_t *)((uint8_t *)qp->db->addr + SEFA_RQ_DB_OFF),
@@ -576,7 +576,7 @@ int sefa_qp_modify(struct sefa_qp *qp, const struct ib_uverbs_modify_qp *m)
 	if (mask & M(QKEY))
 		qp->qkey = m->qkey;
 	if (mask & M(SQ_PSN))
-		qp->sq_psn = m->sq_psn & 0xffffff;
+		qp->req.sq_psn = m->sq_psn & 0xffffff;
 	if (mask & M(RNR_RETRY))
 		qp->rnr_retry = m->rnr_retry;
 	if (mask & M(ACCESS_FLAGS))
@@ -586,7 +586,7 @@ int sefa_qp_modify(struct sefa_qp *qp, const struct ib_uverbs_modify_qp *m)
 	if (mask & M(DEST_QPN))
 		qp->dest_qpn = m->dest_qp_num;
 	if (mask & M(RQ_PSN))
-		qp->rq_psn = m->rq_psn & 0xffffff;
+		qp->resp.rq_psn = m->rq_psn & 0xffffff;
 	if (mask & M(PATH_MTU))
 		qp->path_mtu = m->path_mtu;
 	if (mask & M(TIMEOUT))
@@ -615,7 +615,7 @@ void sefa_qp_query(const struct sefa_qp *qp, struct ib_uverbs_query_qp_resp *r)
 	r->qp_state = qp->state;
 	r->cur_qp_state = qp->state;
 	r->qkey = qp->qkey;
-	r->sq_psn = qp->sq_psn;
+	r->sq_psn = qp->req.sq_psn;
 	r->port_num = 1;
 	r->pkey_index = 0;
 	r->rnr_retry = qp->rnr_retry;
@@ -630,7 +630,7 @@ void sefa_qp_query(const struct sefa_qp *qp, struct ib_uverbs_query_qp_resp *r)
 	r->qp_access_flags = qp->access_flags;
 	r->dest = qp->dest;
 	r->dest_qp_num = qp->dest_qpn;
-	r->rq_psn = qp->rq_psn;
+	r->rq_psn = qp->resp.rq_psn;
 	r->timeout = qp->timeout;
 	r->retry_cnt = qp->retry_cnt;
 	r->min_rnr_timer = qp->min_rnr_timer;

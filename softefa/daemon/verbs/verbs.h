@@ -178,6 +178,50 @@ struct sefa_rc_rx {
 	int status;			/* the first failure, or OK */
 };
 
+/*
+ * Each stage of the NIC owns its part of a QP, as rxe's requester,
+ * responder and completer own qp->req, qp->resp and qp->comp: only the
+ * stage named writes it (and verbs/, which sets it up on create and
+ * modify; and seq.c, the one place a PSN advances); the others may read
+ * it.  One exception: a WQE held at the head of the SQ (RC, or waiting
+ * out an RNR) leaves it when it completes, so the completer moves sq_ci
+ * past it.
+ */
+
+/* The requester's: how far it has read the send queue. */
+struct sefa_qp_req {
+	uint16_t sq_ci;			/* next WQE the device reads */
+	uint32_t sq_db_seen;		/* the SQ doorbell at the last look */
+	uint32_t sq_psn;		/* next PSN, advanced by seq.c only */
+	unsigned int wqe_refused;	/* WQEs refused as malformed */
+};
+
+/*
+ * The completer's: the sends out and what answered them.  The requester
+ * adds to the pending list through nic_comp_await(); the completer retires.
+ */
+struct sefa_qp_comp {
+	struct sefa_pending *pending;	/* SRD sends out or RNR-waiting */
+	unsigned int npending;
+	uint64_t srtt_ns;		/* smoothed round trip to other hosts */
+	uint64_t rttvar_ns;		/* and how much it varies */
+	uint64_t ack_ns;		/* SRD: the last answer from them */
+	uint64_t acked_sent_ns;		/* when the last sent of those went */
+	struct sefa_pending *rc_head;	/* RC: the head, out to another host */
+	uint64_t rnr_due_ns;		/* head of the SQ waits until then */
+	uint64_t rnr_wait_ns;		/* what the RC receiver asked for */
+	unsigned int rnr_tries;
+};
+
+/* The responder's: the receive queue and what has arrived. */
+struct sefa_qp_resp {
+	uint16_t rq_ci;			/* next descriptor the device uses */
+	uint32_t rq_psn;		/* RC: next PSN expected */
+	struct sefa_peer_tab *seen;	/* UD, SRD: what peers had delivered */
+	struct sefa_rc_rx *rc_rx;	/* RC: a message of several packets */
+	unsigned int dma_faults;	/* requests whose memory failed */
+};
+
 struct sefa_qp {
 	struct sefa_uobj uobj;
 	struct sefa_device *dev;
@@ -191,7 +235,6 @@ struct sefa_qp {
 	int state;			/* enum ibv_qp_state */
 	uint32_t qpn;
 	uint32_t qkey;
-	uint32_t sq_psn;
 	uint8_t rnr_retry;
 	bool sq_sig_all;
 	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge;
@@ -203,24 +246,13 @@ struct sefa_qp {
 	struct sefa_shm *sq_ring;	/* the LLQ */
 	uint32_t sq_entries;		/* WQEs, a power of two */
 	uint32_t sq_wqe_size;		/* EFA_IO_TX_WQE_SIZE or _128_SIZE */
-	unsigned int wqe_refused;	/* WQEs refused as malformed */
-	unsigned int dma_faults;	/* requests whose memory failed */
-	uint16_t sq_ci;			/* next WQE the device reads */
-	uint32_t sq_db_seen;		/* the SQ doorbell at the last look */
 	struct sefa_shm *rq_ring;
 	uint32_t rq_entries;		/* RX descriptors, a power of two */
-	uint16_t rq_ci;			/* next descriptor the device uses */
 	struct sefa_shm *db;		/* SQ doorbell at 0, RQ doorbell at 64 */
 
-	struct sefa_pending *pending;	/* SRD sends out or RNR-waiting */
-	unsigned int npending;
-	uint64_t srtt_ns;		/* smoothed round trip to other hosts */
-	uint64_t rttvar_ns;		/* and how much it varies */
-	uint64_t ack_ns;		/* SRD: the last answer from them */
-	uint64_t acked_sent_ns;		/* when the last sent of those went */
-	struct sefa_pending *rc_head;	/* RC: the head, out to another host */
-	struct sefa_peer_tab *seen;	/* UD, SRD: what peers had delivered */
-	struct sefa_rc_rx *rc_rx;	/* RC: a message of several packets */
+	struct sefa_qp_req req;
+	struct sefa_qp_comp comp;
+	struct sefa_qp_resp resp;
 	uint32_t events_queued;
 	struct sefa_counters cnt;
 
@@ -228,16 +260,12 @@ struct sefa_qp {
 	uint32_t access_flags;		/* IBV_ACCESS_REMOTE_* it serves */
 	struct ib_uverbs_qp_dest dest;
 	uint32_t dest_qpn;
-	uint32_t rq_psn;
 	uint8_t path_mtu;
 	uint8_t timeout;
 	uint8_t retry_cnt;
 	uint8_t min_rnr_timer;		/* what this QP tells its peers */
 	uint8_t max_rd_atomic;
 	uint8_t max_dest_rd_atomic;
-	uint64_t rnr_due_ns;		/* head of the SQ waits until then */
-	uint64_t rnr_wait_ns;		/* what the RC receiver asked for */
-	unsigned int rnr_tries;
 };
 
 #define SEFA_SQ_DB_OFF	0

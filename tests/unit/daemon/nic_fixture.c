@@ -448,7 +448,7 @@ struct sefa_pkt fx_req(const struct sefa_qp *from, const struct sefa_qp *to,
 		.sqpn = from->qpn,
 		.dqpn = to->qpn,
 		.qkey = to->qkey,
-		.psn = from->sq_psn,
+		.psn = from->req.sq_psn,
 		.len = len,
 	};
 

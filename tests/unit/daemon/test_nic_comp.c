@@ -23,7 +23,7 @@ static void setup_qp(int type)
 	pd = fx_pd(0);
 	qp = fx_qp(pd, fx_cq(0), type);
 	wqe = fx_wqe(EFA_IO_SEND, 42);
-	snd = (struct nic_send){ .qp = qp, .wqe = &wqe, .psn = qp->sq_psn };
+	snd = (struct nic_send){ .qp = qp, .wqe = &wqe, .psn = qp->req.sq_psn };
 	snd.at_head = type == IBV_QPT_RC;
 }
 
@@ -140,8 +140,8 @@ static struct sefa_pending *keep_pending(void)
 
 	ck_assert_ptr_nonnull(p);
 	p->wqe = wqe;
-	qp->pending = p;
-	qp->npending = 1;
+	qp->comp.pending = p;
+	qp->comp.npending = 1;
 	snd.retry = p;
 	snd.wqe = &p->wqe;
 	return p;
@@ -154,10 +154,10 @@ START_TEST(srd_rnr_first)
 	ck_assert_int_eq(snd.state, NIC_SEND_RNR);
 	ck_assert_uint_eq(fx_ncqes(qp, false), 0);
 	ck_assert_uint_eq(qp->cnt.rnr_retries, 1);
-	ck_assert_ptr_nonnull(qp->pending);
-	ck_assert_ptr_null(qp->pending->next);
-	ck_assert_uint_eq(qp->pending->due_ns, fx_eng->now + 1 * MS);
-	ck_assert_uint_eq(qp->pending->wqe.meta.req_id, 42);
+	ck_assert_ptr_nonnull(qp->comp.pending);
+	ck_assert_ptr_null(qp->comp.pending->next);
+	ck_assert_uint_eq(qp->comp.pending->due_ns, fx_eng->now + 1 * MS);
+	ck_assert_uint_eq(qp->comp.pending->wqe.meta.req_id, 42);
 }
 END_TEST
 
@@ -175,7 +175,7 @@ START_TEST(srd_rnr_waits)
 		ck_assert_uint_eq(p->due_ns, fx_eng->now + wait_ms[i] * MS);
 	}
 	/* the entry it had waits on: no second one */
-	ck_assert_ptr_eq(qp->pending, p);
+	ck_assert_ptr_eq(qp->comp.pending, p);
 	ck_assert_ptr_null(p->next);
 }
 END_TEST
@@ -194,7 +194,7 @@ START_TEST(srd_rnr_exhausted)
 	send_cqe(0, EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR);
 	ck_assert_uint_eq(EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR, 10);
 	/* retired: its entry is gone */
-	ck_assert_ptr_null(qp->pending);
+	ck_assert_ptr_null(qp->comp.pending);
 	ck_assert_ptr_null(snd.retry);
 
 	qp->rnr_retry = 0;
@@ -202,7 +202,7 @@ START_TEST(srd_rnr_exhausted)
 	snd.rnr_done = 0;
 	answer(EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR, 0);
 	send_cqe(1, EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR);
-	ck_assert_ptr_null(qp->pending);
+	ck_assert_ptr_null(qp->comp.pending);
 	ck_assert_uint_eq(qp->cnt.rnr_retries, 3);
 }
 END_TEST
@@ -212,16 +212,16 @@ START_TEST(rc_rnr_waits)
 {
 	answer(EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR, 14);
 	ck_assert_int_eq(snd.state, NIC_SEND_RNR);
-	ck_assert_uint_eq(qp->rnr_due_ns, fx_eng->now + 1280 * 1000ULL);
-	ck_assert_uint_eq(qp->sq_ci, 0);
-	ck_assert_ptr_null(qp->pending);
+	ck_assert_uint_eq(qp->comp.rnr_due_ns, fx_eng->now + 1280 * 1000ULL);
+	ck_assert_uint_eq(qp->req.sq_ci, 0);
+	ck_assert_ptr_null(qp->comp.pending);
 	/* rnr_retry 7 never runs out, nor counts */
-	ck_assert_uint_eq(qp->rnr_tries, 0);
+	ck_assert_uint_eq(qp->comp.rnr_tries, 0);
 
 	qp->rnr_retry = 1;
 	answer(EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR, 0);
-	ck_assert_uint_eq(qp->rnr_tries, 1);
-	ck_assert_uint_eq(qp->rnr_due_ns, fx_eng->now + 655360 * 1000ULL);
+	ck_assert_uint_eq(qp->comp.rnr_tries, 1);
+	ck_assert_uint_eq(qp->comp.rnr_due_ns, fx_eng->now + 655360 * 1000ULL);
 	snd.rnr_done = 1;
 	answer(EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR, 0);
 	ck_assert_int_eq(snd.state, NIC_SEND_RETIRED);
@@ -233,15 +233,15 @@ END_TEST
 /* RC retires its head: the SQ and its PSN move on. */
 START_TEST(rc_ack_moves_head)
 {
-	uint32_t psn = qp->sq_psn;
+	uint32_t psn = qp->req.sq_psn;
 
-	qp->rnr_due_ns = 5;
-	qp->rnr_tries = 2;
+	qp->comp.rnr_due_ns = 5;
+	qp->comp.rnr_tries = 2;
 	answer(EFA_IO_COMP_STATUS_OK, 0);
-	ck_assert_uint_eq(qp->sq_ci, 1);
-	ck_assert_uint_eq(qp->sq_psn, (psn + 1) & 0xffffff);
-	ck_assert_uint_eq(qp->rnr_due_ns, 0);
-	ck_assert_uint_eq(qp->rnr_tries, 0);
+	ck_assert_uint_eq(qp->req.sq_ci, 1);
+	ck_assert_uint_eq(qp->req.sq_psn, (psn + 1) & 0xffffff);
+	ck_assert_uint_eq(qp->comp.rnr_due_ns, 0);
+	ck_assert_uint_eq(qp->comp.rnr_tries, 0);
 	ck_assert_int_eq(qp->state, IBV_QPS_RTS);
 }
 END_TEST
@@ -252,12 +252,12 @@ END_TEST
  */
 START_TEST(rc_local_op_keeps_psn)
 {
-	uint32_t psn = qp->sq_psn;
+	uint32_t psn = qp->req.sq_psn;
 
 	snd.no_packet = true;
 	nic_comp_retire(&snd, EFA_IO_COMP_STATUS_OK);
-	ck_assert_uint_eq(qp->sq_ci, 1);
-	ck_assert_uint_eq(qp->sq_psn, psn);
+	ck_assert_uint_eq(qp->req.sq_ci, 1);
+	ck_assert_uint_eq(qp->req.sq_psn, psn);
 	send_cqe(0, EFA_IO_COMP_STATUS_OK);
 	ck_assert_int_eq(qp->state, IBV_QPS_RTS);
 }
@@ -291,7 +291,7 @@ START_TEST(srd_flush)
 	answer(EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR, 0);
 	fx_post_recv(qp, buf, sizeof(buf), mr->lkey, 9);
 	nic_comp_flush(qp);
-	ck_assert_ptr_null(qp->pending);
+	ck_assert_ptr_null(qp->comp.pending);
 	send_cqe(0, EFA_IO_COMP_STATUS_FLUSHED);
 	ck_assert_uint_eq(fx_cqe(qp, true, 0)->base.common.status,
 			  EFA_IO_COMP_STATUS_FLUSHED);

@@ -62,7 +62,7 @@ START_TEST(srd_send_packet)
 	struct sefa_qp *qp = fx_qp(pd, cq, IBV_QPT_DRIVER);
 	struct efa_io_tx_wqe_128 w = send_wqe(fx_ah(pd, 1));
 	const struct sefa_pkt *p = &fx_pkt[0];
-	uint32_t psn = qp->sq_psn;
+	uint32_t psn = qp->req.sq_psn;
 
 	w.meta.ctrl1 |= EFA_IO_TX_META_DESC_HAS_IMM;
 	w.meta.immediate_data = 0xfeed;
@@ -81,7 +81,7 @@ START_TEST(srd_send_packet)
 	ck_assert_uint_eq(p->qkey, FX_QKEY);
 	/* each datagram packet has its own PSN */
 	ck_assert_uint_eq(p->psn, psn);
-	ck_assert_uint_eq(qp->sq_psn, psn + 1);
+	ck_assert_uint_eq(qp->req.sq_psn, psn + 1);
 	ck_assert_uint_eq(p->lwm, psn);
 	ck_assert_uint_eq(p->len, LEN);
 	ck_assert_uint_eq(p->flags,
@@ -97,7 +97,7 @@ START_TEST(srd_send_packet)
 
 	ck_assert_uint_eq(send_cqe(qp, 0, EFA_IO_COMP_STATUS_OK)->base.common.req_id,
 			  5);
-	ck_assert_uint_eq(qp->sq_ci, 1);
+	ck_assert_uint_eq(qp->req.sq_ci, 1);
 	ck_assert_uint_eq(qp->cnt.tx_pkts, 1);
 	ck_assert_uint_eq(qp->dev->cnt.tx_bytes, LEN);
 }
@@ -346,7 +346,7 @@ START_TEST(wqe_claims_refused)
 	post_run(q128, &w);
 	send_cqe(q128, 2, EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_OP_TYPE);
 	ck_assert_uint_eq(fx_npkts, 0);
-	ck_assert_uint_eq(q128->wqe_refused, 3);
+	ck_assert_uint_eq(q128->req.wqe_refused, 3);
 }
 END_TEST
 
@@ -358,8 +358,8 @@ START_TEST(srd_retry)
 
 	fx_answer = EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR;
 	post_run(qp, &w);
-	ck_assert_uint_eq(qp->sq_ci, 1);
-	ck_assert_ptr_nonnull(qp->pending);
+	ck_assert_uint_eq(qp->req.sq_ci, 1);
+	ck_assert_ptr_nonnull(qp->comp.pending);
 	ck_assert_uint_eq(fx_ncqes(qp, false), 0);
 
 	/* not due yet */
@@ -369,13 +369,13 @@ START_TEST(srd_retry)
 
 	fx_eng->now += 1;
 	ck_assert_uint_eq(nic_req_retry(fx_eng, qp), 1);
-	ck_assert_uint_eq(qp->pending->retries, 1);
-	ck_assert_uint_eq(qp->pending->due_ns, fx_eng->now + 8 * MS);
+	ck_assert_uint_eq(qp->comp.pending->retries, 1);
+	ck_assert_uint_eq(qp->comp.pending->due_ns, fx_eng->now + 8 * MS);
 
 	fx_eng->now += 8 * MS;
 	fx_answer = EFA_IO_COMP_STATUS_OK;
 	ck_assert_uint_eq(nic_req_retry(fx_eng, qp), 1);
-	ck_assert_ptr_null(qp->pending);
+	ck_assert_ptr_null(qp->comp.pending);
 	send_cqe(qp, 0, EFA_IO_COMP_STATUS_OK);
 	/* three packets and their answers; every try counts as sent */
 	ck_assert_uint_eq(fx_npkts, 6);
@@ -422,7 +422,7 @@ START_TEST(srd_timeout_behind_answers)
 		post_run(qp, &w);
 	}
 	ck_assert_uint_eq(fx_npkts, 3);
-	ck_assert_uint_eq(qp->npending, 3);
+	ck_assert_uint_eq(qp->comp.npending, 3);
 
 	/* the first answered after 3 ms: the round trip is 3 ms; the same
 	 * answer from a GID the send did not go to is a stranger's */
@@ -446,7 +446,7 @@ START_TEST(srd_timeout_behind_answers)
 	ck_assert_uint_eq(qp->cnt.retransmits, 1);
 
 	/* no answer since: after the resend's timeout, doubled, again */
-	rto = 2 * (qp->srtt_ns + 4 * qp->rttvar_ns);
+	rto = 2 * (qp->comp.srtt_ns + 4 * qp->comp.rttvar_ns);
 	fx_eng->now += rto - 1;
 	ck_assert_uint_eq(nic_req_retry(fx_eng, qp), 0);
 	fx_eng->now++;
@@ -472,8 +472,8 @@ START_TEST(rc_head_waits)
 	ck_assert_uint_eq(fx_pkt[0].qpt, IBV_QPT_RC);
 	ck_assert_uint_eq(fx_pkt[0].dlid, fx_d.dev[1].lid);
 	ck_assert_uint_eq(fx_pkt[0].dqpn, b->qpn);
-	ck_assert_uint_eq(a->sq_ci, 0);
-	ck_assert_uint_eq(a->rnr_due_ns, fx_eng->now + 10 * 1000);
+	ck_assert_uint_eq(a->req.sq_ci, 0);
+	ck_assert_uint_eq(a->comp.rnr_due_ns, fx_eng->now + 10 * 1000);
 
 	ck_assert_uint_eq(nic_req_sq(fx_eng, a), 0);
 	ck_assert_uint_eq(fx_npkts, 2);
@@ -481,7 +481,7 @@ START_TEST(rc_head_waits)
 	fx_eng->now += 10 * 1000;
 	fx_answer = EFA_IO_COMP_STATUS_OK;
 	ck_assert_uint_eq(nic_req_sq(fx_eng, a), 2);
-	ck_assert_uint_eq(a->sq_ci, 2);
+	ck_assert_uint_eq(a->req.sq_ci, 2);
 	ck_assert_uint_eq(fx_pkt[4].psn, fx_pkt[2].psn + 1);
 	send_cqe(a, 1, EFA_IO_COMP_STATUS_OK);
 }

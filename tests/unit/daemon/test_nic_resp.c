@@ -103,7 +103,7 @@ START_TEST(ud_send_behind_grh)
 	ck_assert_uint_eq(e->base.length, GRH + LEN);
 	ck_assert_uint_eq(e->base.src_qp_num, (uint16_t)a->qpn);
 	ck_assert_uint_eq(e->base.ah, ahn);
-	ck_assert_uint_eq(b->rq_ci, 1);
+	ck_assert_uint_eq(b->resp.rq_ci, 1);
 	ck_assert_uint_eq(b->cnt.rx_pkts, 1);
 	ck_assert_uint_eq(b->dev->cnt.rx_bytes, LEN);
 	/* Nobody answers UD. */
@@ -141,7 +141,7 @@ START_TEST(ud_lost)
 	pkt.dqpn = b->qpn + 1;
 	deliver(&pkt, b);
 	ck_assert_uint_eq(b->cnt.rx_drops, 1);
-	ck_assert_uint_eq(b->rq_ci, 0);
+	ck_assert_uint_eq(b->resp.rq_ci, 0);
 	ck_assert_uint_eq(fx_ncqes(b, true), 0);
 	ck_assert_uint_eq(fx_npkts, 0);
 }
@@ -168,7 +168,7 @@ START_TEST(srd_inline_ack)
 
 	pair(IBV_QPT_DRIVER);
 	pkt = fx_req(a, b, SEFA_PKT_SEND, 5);
-	uint32_t rq_psn = b->rq_psn;
+	uint32_t rq_psn = b->resp.rq_psn;
 
 	pkt.data = "hello";
 	pkt.psn = 0x123456;
@@ -177,7 +177,7 @@ START_TEST(srd_inline_ack)
 	/* SRD has no GRH area. */
 	ck_assert_mem_eq(dst, "hello", 5);
 	ck_assert_uint_eq(fx_cqe(b, true, 0)->base.length, 5);
-	ck_assert_uint_eq(b->rq_psn, rq_psn + 1);
+	ck_assert_uint_eq(b->resp.rq_psn, rq_psn + 1);
 	ck_assert_uint_eq(answer(a, EFA_IO_COMP_STATUS_OK)->psn, 0x123456);
 	ck_assert_uint_eq(fx_pkt[0].sqpn, b->qpn);
 	ck_assert_mem_eq(fx_pkt[0].sgid, b->dev->gid, 16);
@@ -205,7 +205,7 @@ START_TEST(srd_bad_qkey_nak)
 	pkt.qkey++;
 	deliver(&pkt, b);
 	answer(a, EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_DEST_QPN);
-	ck_assert_uint_eq(b->rq_ci, 0);
+	ck_assert_uint_eq(b->resp.rq_ci, 0);
 }
 END_TEST
 
@@ -230,7 +230,7 @@ START_TEST(srd_too_long_keeps_recv)
 	fx_post_recv(b, dst, LEN - 1, mr1->lkey, 1);
 	deliver(&pkt, b);
 	answer(a, EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_LENGTH);
-	ck_assert_uint_eq(b->rq_ci, 0);
+	ck_assert_uint_eq(b->resp.rq_ci, 0);
 	ck_assert_uint_eq(fx_ncqes(b, true), 0);
 }
 END_TEST
@@ -348,7 +348,7 @@ START_TEST(srd_write_imm_unsolicited)
 	fx_post_recv(b, dst, 8, mr1->lkey, 4);
 	deliver(&pkt, b);
 	answer(a, EFA_IO_COMP_STATUS_OK);
-	ck_assert_uint_eq(b->rq_ci, 0);
+	ck_assert_uint_eq(b->resp.rq_ci, 0);
 	ck_assert(fx_cqe(b, true, 1)->base.common.flags &
 		  EFA_IO_CDESC_COMMON_UNSOLICITED);
 }

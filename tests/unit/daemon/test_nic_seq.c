@@ -148,7 +148,7 @@ START_TEST(srd_flood_keeps_peers)
 	fx_post_recv(b, dst, 1, mr1->lkey, 2);
 	for (i = 0; i < SEFA_PEER_MAX + 100; i++)
 		stranger_send("zz", 0x100000 + i, i);
-	ck_assert_uint_eq(b->seen->n, SEFA_PEER_MAX);
+	ck_assert_uint_eq(b->resp.seen->n, SEFA_PEER_MAX);
 	refused = fx_d.wire_cnt.drops[SEFA_DROP_NO_WINDOW];
 	ck_assert_uint_eq(refused, 101);
 	ck_assert_uint_eq(fx_npkts, 0);
@@ -162,7 +162,7 @@ START_TEST(srd_flood_keeps_peers)
 	stranger_send("zz", 0x200000, 0);
 	ck_assert_uint_eq(fx_d.wire_cnt.drops[SEFA_DROP_NO_WINDOW], refused);
 	ck_assert_uint_eq(fx_npkts, 1);
-	ck_assert_uint_eq(b->seen->n, SEFA_PEER_MAX);
+	ck_assert_uint_eq(b->resp.seen->n, SEFA_PEER_MAX);
 }
 END_TEST
 
@@ -178,7 +178,7 @@ START_TEST(strangers_recycled)
 	pair(IBV_QPT_DRIVER);
 	for (i = 0; i < SEFA_PEER_MAX + 100; i++)
 		stranger_send("zz", 0x100000 + i, i);
-	ck_assert_uint_eq(b->seen->n, SEFA_PEER_MAX);
+	ck_assert_uint_eq(b->resp.seen->n, SEFA_PEER_MAX);
 	ck_assert_uint_eq(fx_d.wire_cnt.drops[SEFA_DROP_NO_WINDOW], 0);
 	ck_assert_uint_eq(fx_pkt[0].status, EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR);
 }
@@ -199,7 +199,7 @@ START_TEST(ud_flood_delivers)
 	ck_assert_uint_eq(fx_ncqes(b, true), SEFA_PEER_MAX + 1);
 	ck_assert_uint_eq(fx_cqe(b, true, SEFA_PEER_MAX)->base.common.status,
 			  EFA_IO_COMP_STATUS_OK);
-	ck_assert_uint_eq(b->seen->n, SEFA_PEER_MAX);
+	ck_assert_uint_eq(b->resp.seen->n, SEFA_PEER_MAX);
 	ck_assert_uint_eq(fx_d.wire_cnt.drops[SEFA_DROP_NO_WINDOW], 0);
 }
 END_TEST
@@ -214,7 +214,7 @@ START_TEST(rc_in_order)
 
 	pair(IBV_QPT_RC);
 	fx_rc_connect(a, b, false);
-	psn = b->rq_psn;
+	psn = b->resp.rq_psn;
 	fx_post_recv(b, dst, 64, mr1->lkey, 1);
 	net_send("ahead", psn + 1, 0, WHOLE);
 	ck_assert_uint_eq(fx_npkts, 0);
@@ -225,7 +225,7 @@ START_TEST(rc_in_order)
 	ck_assert_uint_eq(fx_npkts, 4);
 	ck_assert_uint_eq(fx_pkt[2].psn, psn + 1);
 	ck_assert_uint_eq(fx_pkt[2].status, EFA_IO_COMP_STATUS_OK);
-	ck_assert_uint_eq(b->rq_psn, psn + 3);
+	ck_assert_uint_eq(b->resp.rq_psn, psn + 3);
 	ck_assert_uint_eq(fx_ncqes(b, true), 1);
 	ck_assert_uint_eq(fx_cqe(b, true, 0)->base.length, 9);
 	ck_assert_mem_eq(dst, "abcdefghi", 9);

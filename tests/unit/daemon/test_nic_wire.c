@@ -50,7 +50,7 @@ static void xmit(struct sefa_qp *a, struct sefa_qp *b, bool by_lid)
 		pkt.dlid = b->dev->lid;
 	}
 	snd = (struct nic_send){
-		.qp = a, .wqe = &wqe, .psn = a->sq_psn,
+		.qp = a, .wqe = &wqe, .psn = a->req.sq_psn,
 		.at_head = a->type == IBV_QPT_RC, .state = NIC_SEND_OUT,
 	};
 	fx_eng->send = &snd;
@@ -89,7 +89,7 @@ START_TEST(by_lid)
 	xmit(a, b, true);
 	ck_assert_uint_eq(fx_ncqes(b, true), 1);
 	send_done(a, EFA_IO_COMP_STATUS_OK);
-	ck_assert_uint_eq(a->sq_ci, 1);
+	ck_assert_uint_eq(a->req.sq_ci, 1);
 }
 END_TEST
 
@@ -102,7 +102,8 @@ START_TEST(nobody_there)
 
 	pkt.dgid[15] ^= 0xff;
 	snd = (struct nic_send){
-		.qp = a, .wqe = &wqe, .psn = a->sq_psn, .state = NIC_SEND_OUT,
+		.qp = a, .wqe = &wqe, .psn = a->req.sq_psn,
+		.state = NIC_SEND_OUT,
 	};
 	fx_eng->send = &snd;
 	nic_wire_xmit(fx_eng, &pkt);
