@@ -60,15 +60,20 @@ void sefa_status_text(struct sefa_daemon *d, char *buf, size_t len)
 	sefa_daemon_unlock(d);
 }
 
+/*
+ * A device's or a QP's counters on one line.  The device's line also has
+ * those only its sysfs hw_counters show, by their names there, so the two
+ * can be compared; a QP's stays short, as a stats reply holds many.
+ */
 static size_t counters_text(char *buf, size_t len, const char *what,
-			    const struct sefa_counters *k)
+			    const struct sefa_counters *k, bool hw)
 {
 	int n = snprintf(buf, len,
 			 "%s tx_pkts %llu tx_bytes %llu rx_pkts %llu rx_bytes %llu "
 			 "rx_drops %llu rnr_retries %llu errors %llu "
 			 "rdma_reads %llu rdma_writes %llu retransmits %llu "
 			 "dup_drops %llu rdma_read_bytes %llu "
-			 "rdma_write_bytes %llu\n", what,
+			 "rdma_write_bytes %llu", what,
 			 (unsigned long long)k->tx_pkts,
 			 (unsigned long long)k->tx_bytes,
 			 (unsigned long long)k->rx_pkts,
@@ -82,8 +87,34 @@ static size_t counters_text(char *buf, size_t len, const char *what,
 			 (unsigned long long)k->dup_drops,
 			 (unsigned long long)k->rdma_read_bytes,
 			 (unsigned long long)k->rdma_write_bytes);
+	size_t off = n < 0 ? 0 : (size_t)n;
 
-	return n < 0 ? 0 : (size_t)n;
+	if (hw && off < len) {
+		n = snprintf(buf + off, len - off,
+			     " send_wrs %llu send_bytes %llu recv_wrs %llu "
+			     "recv_bytes %llu rdma_read_wr_err %llu "
+			     "rdma_write_wr_err %llu rdma_read_resp_bytes %llu "
+			     "rdma_write_recv_bytes %llu retrans_bytes %llu "
+			     "retrans_timeout_events %llu "
+			     "unresponsive_remote_events %llu",
+			     (unsigned long long)k->send_wrs,
+			     (unsigned long long)k->send_bytes,
+			     (unsigned long long)k->recv_wrs,
+			     (unsigned long long)k->recv_bytes,
+			     (unsigned long long)k->rdma_read_wr_err,
+			     (unsigned long long)k->rdma_write_wr_err,
+			     (unsigned long long)k->rdma_read_resp_bytes,
+			     (unsigned long long)k->rdma_write_recv_bytes,
+			     (unsigned long long)k->retrans_bytes,
+			     (unsigned long long)k->retrans_timeout_events,
+			     (unsigned long long)k->unresponsive_remote_events);
+		off += n < 0 ? 0 : (size_t)n;
+	}
+	if (off < len) {
+		n = snprintf(buf + off, len - off, "\n");
+		off += n < 0 ? 0 : (size_t)n;
+	}
+	return off < len ? off : len;
 }
 
 /* How the engines slept, all of them together. */
@@ -207,7 +238,8 @@ void sefa_stats_text(struct sefa_daemon *d, char *buf, size_t len)
 		struct sefa_device *dev = &d->dev[i];
 
 		snprintf(what, sizeof(what), "device %s", dev->name);
-		off += counters_text(buf + off, len - off, what, &dev->cnt);
+		off += counters_text(buf + off, len - off, what, &dev->cnt,
+				     true);
 		for (q = 0; q < SEFA_MAX_QP_IDX && off < len; q++) {
 			const struct sefa_qp *qp = dev->qp[q];
 
@@ -219,7 +251,7 @@ void sefa_stats_text(struct sefa_daemon *d, char *buf, size_t len)
 				 qp->type == IBV_QPT_RC ? "rc" : "srd",
 				 (int)qp->uobj.c->pid);
 			off += counters_text(buf + off, len - off, what,
-					     &qp->cnt);
+					     &qp->cnt, false);
 		}
 	}
 	if (off < len)

@@ -81,6 +81,18 @@ struct sefa_counters {
 	uint64_t rdma_write_bytes;
 	uint64_t retransmits;	/* packets sent again after no answer */
 	uint64_t dup_drops;	/* packets that came twice, not delivered twice */
+	/* The rest as the efa driver's port hw_counters name them. */
+	uint64_t send_wrs;	/* SENDs out, at the requester */
+	uint64_t send_bytes;
+	uint64_t recv_wrs;	/* SENDs received whole, at the responder */
+	uint64_t recv_bytes;
+	uint64_t rdma_read_wr_err;	/* reads that completed in error */
+	uint64_t rdma_write_wr_err;
+	uint64_t rdma_read_resp_bytes;	/* read out of this device's memory */
+	uint64_t rdma_write_recv_bytes;	/* written into it by a requester */
+	uint64_t retrans_bytes;		/* of the packets in retransmits */
+	uint64_t retrans_timeout_events;	/* WQEs out of retries */
+	uint64_t unresponsive_remote_events;	/* of them, to a known peer */
 };
 
 /*

@@ -136,9 +136,10 @@ static int port_tree(const struct sefa_device *dev, const char *sys,
 /*
  * The efa driver's hw_counters (efa_verbs.c, EFA_DEFINE_PORT_STATS and
  * EFA_DEFINE_DEVICE_STATS), in its order: each port counter from the
- * device's counters where SoftEFA keeps one; the rest, and every device
- * counter (admin commands and their errors, which SoftEFA has none of),
- * stay 0.
+ * device's counters.  impaired_remote_conn_events stays 0: SoftEFA's
+ * connections to a peer are either answered or time out, never degraded.
+ * The device counters count the efa driver's admin commands, which
+ * SoftEFA has none of: they stay 0.
  */
 #define NO_COUNTER	SIZE_MAX
 #define CNT(field)	offsetof(struct sefa_counters, field)
@@ -151,22 +152,22 @@ static const struct {
 	{ "rx_bytes", CNT(rx_bytes) },
 	{ "rx_pkts", CNT(rx_pkts) },
 	{ "rx_drops", CNT(rx_drops) },
-	{ "send_bytes", NO_COUNTER },
-	{ "send_wrs", NO_COUNTER },
-	{ "recv_bytes", NO_COUNTER },
-	{ "recv_wrs", NO_COUNTER },
+	{ "send_bytes", CNT(send_bytes) },
+	{ "send_wrs", CNT(send_wrs) },
+	{ "recv_bytes", CNT(recv_bytes) },
+	{ "recv_wrs", CNT(recv_wrs) },
 	{ "rdma_read_wrs", CNT(rdma_reads) },
 	{ "rdma_read_bytes", CNT(rdma_read_bytes) },
-	{ "rdma_read_wr_err", NO_COUNTER },
-	{ "rdma_read_resp_bytes", NO_COUNTER },
+	{ "rdma_read_wr_err", CNT(rdma_read_wr_err) },
+	{ "rdma_read_resp_bytes", CNT(rdma_read_resp_bytes) },
 	{ "rdma_write_wrs", CNT(rdma_writes) },
 	{ "rdma_write_bytes", CNT(rdma_write_bytes) },
-	{ "rdma_write_wr_err", NO_COUNTER },
-	{ "rdma_write_recv_bytes", NO_COUNTER },
-	{ "retrans_bytes", NO_COUNTER },
+	{ "rdma_write_wr_err", CNT(rdma_write_wr_err) },
+	{ "rdma_write_recv_bytes", CNT(rdma_write_recv_bytes) },
+	{ "retrans_bytes", CNT(retrans_bytes) },
 	{ "retrans_pkts", CNT(retransmits) },
-	{ "retrans_timeout_events", NO_COUNTER },
-	{ "unresponsive_remote_events", NO_COUNTER },
+	{ "retrans_timeout_events", CNT(retrans_timeout_events) },
+	{ "unresponsive_remote_events", CNT(unresponsive_remote_events) },
 	{ "impaired_remote_conn_events", NO_COUNTER },
 };
 #undef CNT

@@ -92,8 +92,16 @@ static void rc_fail(struct sefa_qp *qp)
 void nic_comp_retire(struct nic_send *s, int status)
 {
 	struct sefa_qp *qp = s->qp;
+	unsigned int op = s->wqe->meta.ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK;
 
 	s->state = NIC_SEND_RETIRED;
+	/* An RDMA the device gave up on, not one flushed by a QP in error. */
+	if (status != EFA_IO_COMP_STATUS_OK) {
+		if (op == EFA_IO_RDMA_READ)
+			NIC_COUNT(qp, rdma_read_wr_err, 1);
+		else if (op == EFA_IO_RDMA_WRITE)
+			NIC_COUNT(qp, rdma_write_wr_err, 1);
+	}
 	if (!s->at_head) {
 		complete_send(qp, s->wqe, status);
 		drop_pending(s);
@@ -281,17 +289,25 @@ bool nic_comp_timeout(struct nic_engine *eng, struct nic_send *s)
 	const uint8_t *gid;
 
 	if (++p->tries <= budget) {
+		uint64_t left = p->len - p->off;
+
 		NIC_COUNT(qp, retransmits, 1);
+		NIC_COUNT(qp, retrans_bytes,
+			  left < NIC_WIRE_CHUNK ? left : NIC_WIRE_CHUNK);
 		return false;
 	}
+	NIC_COUNT(qp, retrans_timeout_events, 1);
 	if (qp->type == IBV_QPT_RC) {
 		nic_comp_retire(s, SEFA_IO_COMP_STATUS_REMOTE_ERROR_RETRY_EXC);
 		return true;
 	}
 	gid = srd_peer(qp, s->wqe);
-	nic_comp_retire(s, nic_net_gid_seen(eng->d, gid) ?
-			   EFA_IO_COMP_STATUS_LOCAL_ERROR_UNRESP_REMOTE :
-			   EFA_IO_COMP_STATUS_LOCAL_ERROR_UNREACH_REMOTE);
+	if (!nic_net_gid_seen(eng->d, gid)) {
+		nic_comp_retire(s, EFA_IO_COMP_STATUS_LOCAL_ERROR_UNREACH_REMOTE);
+		return true;
+	}
+	NIC_COUNT(qp, unresponsive_remote_events, 1);
+	nic_comp_retire(s, EFA_IO_COMP_STATUS_LOCAL_ERROR_UNRESP_REMOTE);
 	return true;
 }
 

@@ -187,6 +187,8 @@ static int req_send(struct nic_engine *eng, const struct nic_send *s,
 	if (!s->off && !(s->retry && s->retry->tries)) {
 		NIC_COUNT(qp, tx_pkts, 1);
 		NIC_COUNT(qp, tx_bytes, pkt->len);
+		NIC_COUNT(qp, send_wrs, 1);
+		NIC_COUNT(qp, send_bytes, pkt->len);
 	}
 	if (w->meta.ctrl1 & EFA_IO_TX_META_DESC_HAS_IMM) {
 		pkt->flags |= SEFA_PKT_IMM;

@@ -296,6 +296,8 @@ static int resp_send_part(struct nic_engine *eng, struct sefa_qp *tqp,
 		if (!st) {
 			NIC_COUNT(tqp, rx_pkts, 1);
 			NIC_COUNT(tqp, rx_bytes, rx->off);
+			NIC_COUNT(tqp, recv_wrs, 1);
+			NIC_COUNT(tqp, recv_bytes, rx->off);
 		}
 	}
 	return st ? EFA_IO_COMP_STATUS_REMOTE_ERROR_ABORT :
@@ -348,6 +350,8 @@ static int resp_send(struct nic_engine *eng, struct sefa_qp *tqp,
 	if (!st) {
 		NIC_COUNT(tqp, rx_pkts, 1);
 		NIC_COUNT(tqp, rx_bytes, pkt->len);
+		NIC_COUNT(tqp, recv_wrs, 1);
+		NIC_COUNT(tqp, recv_bytes, pkt->len);
 	}
 	return st ? EFA_IO_COMP_STATUS_REMOTE_ERROR_ABORT :
 		    EFA_IO_COMP_STATUS_OK;
@@ -396,6 +400,7 @@ static int resp_rdma(struct nic_engine *eng, struct sefa_qp *tqp,
 					    EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS);
 		nic_wire_read_resp(eng, pkt, tqp->dev->gid, eng->bounce,
 				   pkt->len);
+		NIC_COUNT(tqp, rdma_read_resp_bytes, pkt->len);
 		*answered = true;
 		return EFA_IO_COMP_STATUS_OK;
 	}
@@ -411,8 +416,12 @@ static int resp_rdma(struct nic_engine *eng, struct sefa_qp *tqp,
 			return place_status(tqp, pkt, err, !target,
 					    EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS);
 	}
-	if (write)
+	if (write) {
 		NIC_COUNT(tqp, rx_bytes, pkt->len);
+		NIC_COUNT(tqp, rdma_write_recv_bytes, pkt->len);
+	} else {
+		NIC_COUNT(tqp, rdma_read_resp_bytes, pkt->len);
+	}
 	if (nrx)
 		consume_recv(tqp, rx, nrx, EFA_IO_COMP_STATUS_OK, pkt, pkt->len);
 	else if (write && (pkt->flags & SEFA_PKT_IMM))
