@@ -187,6 +187,9 @@ static int req_send(struct nic_engine *eng, const struct nic_send *s,
 	if (!s->off && !(s->retry && s->retry->tries)) {
 		NIC_COUNT(qp, tx_pkts, 1);
 		NIC_COUNT(qp, tx_bytes, pkt->len);
+	}
+	/* A work request once, however often the receiver was not ready. */
+	if (!s->off && !(s->retry && s->retry->tries) && !s->rnr_done) {
 		NIC_COUNT(qp, send_wrs, 1);
 		NIC_COUNT(qp, send_bytes, pkt->len);
 	}

@@ -381,6 +381,9 @@ START_TEST(srd_retry)
 	ck_assert_uint_eq(fx_npkts, 6);
 	ck_assert_uint_eq(qp->cnt.tx_pkts, 3);
 	ck_assert_uint_eq(qp->cnt.rnr_retries, 2);
+	/* but it is one work request */
+	ck_assert_uint_eq(qp->dev->cnt.send_wrs, 1);
+	ck_assert_uint_eq(qp->dev->cnt.send_bytes, LEN);
 }
 END_TEST
 
@@ -453,6 +456,9 @@ START_TEST(srd_timeout_behind_answers)
 	ck_assert_uint_eq(nic_req_retry(fx_eng, qp), 1);
 	ck_assert_uint_eq(fx_npkts, 5);
 	ck_assert_uint_eq(qp->cnt.retransmits, 2);
+	ck_assert_uint_eq(qp->dev->cnt.retrans_bytes, 2 * LEN);
+	ck_assert_uint_eq(qp->dev->cnt.retrans_timeout_events, 0);
+	ck_assert_uint_eq(qp->dev->cnt.send_wrs, 3);
 }
 END_TEST
 

@@ -361,6 +361,64 @@ START_TEST(inbox_rdma)
 }
 END_TEST
 
+/*
+ * The efa driver's port hw_counters across the engines, each on the side
+ * that counts it: sends and receives, a read and a write with the bytes
+ * the target gave or took, and a read the target refused.
+ */
+START_TEST(inbox_hw_counters)
+{
+	const struct sefa_counters *a, *b;
+	struct efa_io_tx_wqe_128 w;
+	struct sefa_mr *m1;
+	unsigned int i, op;
+
+	across_qps();
+	a = &qa->dev->cnt;
+	b = &qb->dev->cnt;
+	for (i = 0; i < 3; i++) {
+		fx_post_recv(qb, dst + i * LEN, LEN, mr1->lkey, i);
+		w = across_wqe(EFA_IO_SEND, i, src, LEN - i);
+		fx_post_send(qa, &w);
+	}
+	both_run();
+	ck_assert_uint_eq(a->send_wrs, 3);
+	ck_assert_uint_eq(a->send_bytes, 3 * LEN - 3);
+	ck_assert_uint_eq(b->recv_wrs, 3);
+	ck_assert_uint_eq(b->recv_bytes, 3 * LEN - 3);
+	ck_assert_uint_eq(a->recv_wrs + b->send_wrs, 0);
+
+	m1 = fx_mr(pd1, big1, sizeof(big1),
+		   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+		   IBV_ACCESS_REMOTE_WRITE);
+	for (i = 0; i < 3; i++) {
+		op = i == 1 ? EFA_IO_RDMA_WRITE : EFA_IO_RDMA_READ;
+		w = across_wqe(op, 10 + i, src, 1000);
+		w.data.rdma_req.remote_mem = (struct efa_io_remote_mem_addr){
+			.length = 1000,
+			.rkey = i == 2 ? m1->lkey + 1 : m1->lkey,
+			.buf_addr_lo = (uint32_t)(uintptr_t)big1,
+			.buf_addr_hi = (uint32_t)((uintptr_t)big1 >> 32),
+		};
+		fx_post_send(qa, &w);
+		both_run();
+	}
+	ck_assert_uint_eq(fx_cqe(qa, false, 5)->base.common.status,
+			  EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS);
+	ck_assert_uint_eq(a->rdma_reads, 1);
+	ck_assert_uint_eq(a->rdma_read_bytes, 1000);
+	ck_assert_uint_eq(a->rdma_writes, 1);
+	ck_assert_uint_eq(a->rdma_write_bytes, 1000);
+	ck_assert_uint_eq(a->rdma_read_wr_err, 1);
+	ck_assert_uint_eq(a->rdma_write_wr_err, 0);
+	ck_assert_uint_eq(b->rdma_read_resp_bytes, 1000);
+	ck_assert_uint_eq(b->rdma_write_recv_bytes, 1000);
+	ck_assert_uint_eq(a->rdma_read_resp_bytes + a->rdma_write_recv_bytes,
+			  0);
+	ck_assert_uint_eq(a->send_wrs, 3);
+}
+END_TEST
+
 /* RC by LID, across the engines: in order, each answered. */
 START_TEST(inbox_rc)
 {
@@ -449,6 +507,7 @@ static Suite *wire_suite(void)
 	tcase_add_test(in, inbox_send);
 	tcase_add_test(in, inbox_trylock);
 	tcase_add_test(in, inbox_rdma);
+	tcase_add_test(in, inbox_hw_counters);
 	tcase_add_test(in, inbox_rc);
 	tcase_add_test(in, inbox_continues);
 	suite_add_tcase(s, in);
