@@ -4,7 +4,7 @@
 # -v with our provider and the stock one, and efadv through ours; every
 # completion vector takes a CQ and one more is EINVAL; ibv_ud_pingpong -c
 # and our data-path suite run on it; the port's hw_counters grow with the
-# traffic.
+# traffic, as softefa stats says.
 # Profiles newer than the stock provider get ours twice.
 # Usage: generations.sh BUILD
 . "$(dirname "$0")/lib.sh" "$1"
@@ -90,7 +90,22 @@ while read -r prof part subcqs caps rdma speed width; do
 	expect_eq "$prof hw rx_drops" "$(hw rx_drops)" 0
 	[ "$(hw tx_bytes)" -ge $((200 * 1024)) ] ||
 		fail "$prof: hw_counters tx_bytes $(hw tx_bytes)"
-	expect_eq "$prof hw send_bytes" "$(hw send_bytes)" 0
+	# 100 SENDs each way on efa_0, each a work request on one side and a
+	# receive on the other; no RDMA, no error, nothing sent again
+	expect_eq "$prof hw send_wrs" "$(hw send_wrs)" 200
+	expect_eq "$prof hw recv_wrs" "$(hw recv_wrs)" 200
+	expect_eq "$prof hw send_bytes" "$(hw send_bytes)" "$(hw tx_bytes)"
+	expect_eq "$prof hw recv_bytes" "$(hw recv_bytes)" "$(hw rx_bytes)"
+	for k in rdma_read_wrs rdma_write_wrs rdma_read_wr_err \
+		rdma_write_wr_err rdma_read_resp_bytes rdma_write_recv_bytes \
+		retrans_pkts retrans_bytes retrans_timeout_events; do
+		expect_eq "$prof hw $k" "$(hw $k)" 0
+	done
+	# and softefa stats says the same, by the same names
+	for k in tx_pkts tx_bytes rx_pkts rx_bytes send_wrs send_bytes \
+		recv_wrs recv_bytes; do
+		expect_eq "$prof stats $k" "$(stat_field efa_0 $k)" "$(hw $k)"
+	done
 	# dp_verbs registers its memory for RDMA, which 0xefa0 refuses
 	if [ "$rdma" != 0 ]; then
 		SEFA_PROFILE=$prof SEFA_CLI=$SOFTEFA \
