@@ -66,6 +66,8 @@ static int64_t dispatch(struct sefa_client *c, const struct sefa_req *req)
 	c->note.err = 0;
 	sefa_daemon_lock(c->d);
 	ret = c->umad ? sefa_umad_call(c, req) : uverbs_call(c, req);
+	if (!c->umad)
+		sefa_uverbs_count_admin(c, req->op == SEFA_OP_MMAP, ret);
 	/*
 	 * What the call changed may be an engine's to act on.  Under the
 	 * lock, as the engines stop under it (while clients hang on).

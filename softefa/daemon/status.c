@@ -117,6 +117,33 @@ static size_t counters_text(char *buf, size_t len, const char *what,
 	return off < len ? off : len;
 }
 
+/* The device's hw_counters of its admin commands, by their sysfs names. */
+static size_t admin_text(char *buf, size_t len, const struct sefa_device *dev)
+{
+	const struct sefa_admin_counters *k = &dev->admin;
+	int n = snprintf(buf, len,
+			 "admin %s submitted_cmds %llu completed_cmds %llu "
+			 "cmds_err %llu no_completion_cmds %llu "
+			 "keep_alive_rcvd %llu alloc_pd_err %llu "
+			 "create_qp_err %llu create_cq_err %llu reg_mr_err %llu "
+			 "alloc_ucontext_err %llu create_ah_err %llu "
+			 "mmap_err %llu\n", dev->name,
+			 (unsigned long long)k->submitted_cmds,
+			 (unsigned long long)k->completed_cmds,
+			 (unsigned long long)k->cmds_err,
+			 (unsigned long long)k->no_completion_cmds,
+			 (unsigned long long)k->keep_alive_rcvd,
+			 (unsigned long long)k->alloc_pd_err,
+			 (unsigned long long)k->create_qp_err,
+			 (unsigned long long)k->create_cq_err,
+			 (unsigned long long)k->reg_mr_err,
+			 (unsigned long long)k->alloc_ucontext_err,
+			 (unsigned long long)k->create_ah_err,
+			 (unsigned long long)k->mmap_err);
+
+	return n < 0 ? 0 : (size_t)n;
+}
+
 /* How the engines slept, all of them together. */
 static size_t engine_text(char *buf, size_t len, const struct sefa_daemon *d)
 {
@@ -240,6 +267,8 @@ void sefa_stats_text(struct sefa_daemon *d, char *buf, size_t len)
 		snprintf(what, sizeof(what), "device %s", dev->name);
 		off += counters_text(buf + off, len - off, what, &dev->cnt,
 				     true);
+		if (off < len)
+			off += admin_text(buf + off, len - off, dev);
 		for (q = 0; q < SEFA_MAX_QP_IDX && off < len; q++) {
 			const struct sefa_qp *qp = dev->qp[q];
 

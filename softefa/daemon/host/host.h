@@ -108,6 +108,26 @@ struct sefa_engine_counters {
 	uint64_t inbox_drops;		/* under the inbox's lock */
 };
 
+/*
+ * The efa driver's device hw_counters: the admin commands a verb would
+ * have been on EFA, and the verbs that failed, by kind.  Counted by the
+ * client threads under the daemon lock (uverbs/admin_count.c).
+ */
+struct sefa_admin_counters {
+	uint64_t submitted_cmds;
+	uint64_t completed_cmds;
+	uint64_t cmds_err;
+	uint64_t no_completion_cmds;	/* always 0: every command answers */
+	uint64_t keep_alive_rcvd;	/* always 0: no keep-alive events */
+	uint64_t alloc_pd_err;
+	uint64_t create_qp_err;
+	uint64_t create_cq_err;
+	uint64_t reg_mr_err;
+	uint64_t alloc_ucontext_err;
+	uint64_t create_ah_err;
+	uint64_t mmap_err;
+};
+
 struct nic_engine;
 struct sefa_shm;
 
@@ -143,6 +163,8 @@ struct sefa_device {
 	struct sefa_cq *armable;	/* CQs the engine watches for arms */
 	struct sefa_counters cnt;
 	struct sefa_counters hw_shown;	/* in sysfs hw_counters, main thread's */
+	struct sefa_admin_counters admin;
+	struct sefa_admin_counters admin_shown;	/* as hw_shown */
 };
 
 enum sefa_abi_mode {

@@ -138,15 +138,18 @@ static int port_tree(const struct sefa_device *dev, const char *sys,
  * EFA_DEFINE_DEVICE_STATS), in its order: each port counter from the
  * device's counters.  impaired_remote_conn_events stays 0: SoftEFA's
  * connections to a peer are either answered or time out, never degraded.
- * The device counters count the efa driver's admin commands, which
- * SoftEFA has none of: they stay 0.
+ * The device counters from the verbs that would be admin commands on
+ * EFA (uverbs/admin_count.c).
  */
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define NO_COUNTER	SIZE_MAX
-#define CNT(field)	offsetof(struct sefa_counters, field)
-static const struct {
+struct counter_file {
 	const char *name;
-	size_t off;
-} port_counters[] = {
+	size_t off;		/* in the counters' struct, or NO_COUNTER */
+};
+
+#define CNT(field)	offsetof(struct sefa_counters, field)
+static const struct counter_file port_counters[] = {
 	{ "tx_bytes", CNT(tx_bytes) },
 	{ "tx_pkts", CNT(tx_pkts) },
 	{ "rx_bytes", CNT(rx_bytes) },
@@ -172,45 +175,62 @@ static const struct {
 };
 #undef CNT
 
-static const char *const device_counters[] = {
-	"submitted_cmds", "completed_cmds", "cmds_err", "no_completion_cmds",
-	"keep_alive_rcvd", "alloc_pd_err", "create_qp_err", "create_cq_err",
-	"reg_mr_err", "alloc_ucontext_err", "create_ah_err", "mmap_err",
+#define ADMIN(field)	{ #field, offsetof(struct sefa_admin_counters, field) }
+static const struct counter_file device_counters[] = {
+	ADMIN(submitted_cmds), ADMIN(completed_cmds), ADMIN(cmds_err),
+	ADMIN(no_completion_cmds), ADMIN(keep_alive_rcvd), ADMIN(alloc_pd_err),
+	ADMIN(create_qp_err), ADMIN(create_cq_err), ADMIN(reg_mr_err),
+	ADMIN(alloc_ucontext_err), ADMIN(create_ah_err), ADMIN(mmap_err),
 };
+#undef ADMIN
 
-static int port_counters_put(const char *sys, const struct sefa_device *dev,
-			     const struct sefa_counters *k)
+/* The files of @n counters in @sub of the device's directory, from @k. */
+static int counters_put(const char *sys, const struct sefa_device *dev,
+			const char *sub, const struct counter_file *f,
+			size_t n, const void *k)
 {
 	char dir[128];
 	uint64_t v;
 	size_t i;
 
-	snprintf(dir, sizeof(dir), "class/infiniband/%s/ports/1/hw_counters",
-		 dev->name);
-	for (i = 0; i < sizeof(port_counters) / sizeof(port_counters[0]); i++) {
+	snprintf(dir, sizeof(dir), "class/infiniband/%s/%s", dev->name, sub);
+	for (i = 0; i < n; i++) {
 		v = 0;
-		if (port_counters[i].off != NO_COUNTER)
-			memcpy(&v, (const char *)k + port_counters[i].off,
-			       sizeof(v));
-		PUT(sys, dir, port_counters[i].name, "%llu",
-		    (unsigned long long)v);
+		if (f[i].off != NO_COUNTER)
+			memcpy(&v, (const char *)k + f[i].off, sizeof(v));
+		PUT(sys, dir, f[i].name, "%llu", (unsigned long long)v);
 	}
 	return 0;
+}
+
+static int port_counters_put(const char *sys, const struct sefa_device *dev,
+			     const struct sefa_counters *k)
+{
+	return counters_put(sys, dev, "ports/1/hw_counters", port_counters,
+			    ARRAY_SIZE(port_counters), k);
+}
+
+static int device_counters_put(const char *sys, const struct sefa_device *dev,
+			       const struct sefa_admin_counters *k)
+{
+	return counters_put(sys, dev, "hw_counters", device_counters,
+			    ARRAY_SIZE(device_counters), k);
 }
 
 static int counters_tree(const char *sys, const char *ib,
 			 const struct sefa_device *dev)
 {
+	const struct sefa_admin_counters no_cmds = {};
 	const struct sefa_counters zero = {};
 	char dir[PATH_MAX];
-	size_t i;
+	int ret;
 
 	if (snprintf(dir, sizeof(dir), "%s/hw_counters", ib) >=
 	    (int)sizeof(dir))
 		return -ENAMETOOLONG;
-	for (i = 0; i < sizeof(device_counters) / sizeof(device_counters[0]);
-	     i++)
-		PUT(sys, dir, device_counters[i], "0");
+	ret = device_counters_put(sys, dev, &no_cmds);
+	if (ret)
+		return ret;
 	PUT(sys, dir, "lifespan", "%u", SEFA_HW_COUNTERS_LIFESPAN_MS);
 	PUT(sys, ib, "ports/1/hw_counters/lifespan", "%u",
 	    SEFA_HW_COUNTERS_LIFESPAN_MS);
@@ -556,21 +576,28 @@ int sefa_sysfs_create(const struct sefa_daemon *d)
  */
 void sefa_sysfs_counters_refresh(struct sefa_daemon *d)
 {
+	struct sefa_admin_counters a[SEFA_MAX_DEVICES];
 	struct sefa_counters k[SEFA_MAX_DEVICES];
+	struct sefa_device *dev;
 	char sys[PATH_MAX];
 	unsigned int i;
 
 	if (sysfs_root(d, sys, sizeof(sys)))
 		return;
 	sefa_daemon_lock(d);
-	for (i = 0; i < d->ndev; i++)
+	for (i = 0; i < d->ndev; i++) {
 		k[i] = d->dev[i].cnt;
+		a[i] = d->dev[i].admin;
+	}
 	sefa_daemon_unlock(d);
 	for (i = 0; i < d->ndev; i++) {
-		if (!memcmp(&k[i], &d->dev[i].hw_shown, sizeof(k[i])))
-			continue;
-		if (!port_counters_put(sys, &d->dev[i], &k[i]))
-			d->dev[i].hw_shown = k[i];
+		dev = &d->dev[i];
+		if (memcmp(&k[i], &dev->hw_shown, sizeof(k[i])) &&
+		    !port_counters_put(sys, dev, &k[i]))
+			dev->hw_shown = k[i];
+		if (memcmp(&a[i], &dev->admin_shown, sizeof(a[i])) &&
+		    !device_counters_put(sys, dev, &a[i]))
+			dev->admin_shown = a[i];
 	}
 }
 

@@ -17,6 +17,9 @@
  * (sefa_conn_install_fd()).
  */
 
+/* admin_count.c: the device counters of the request just run */
+void sefa_uverbs_count_admin(struct sefa_client *c, bool mmap, int64_t ret);
+
 /* names.c: the ABI's names of its numbers, NULL for an unknown one */
 const char *sefa_write_cmd_name(uint32_t command);
 const char *sefa_ioctl_object_name(uint16_t object);

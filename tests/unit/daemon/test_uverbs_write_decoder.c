@@ -58,6 +58,54 @@ START_TEST(write_needs_context)
 }
 END_TEST
 
+/*
+ * The device's hw_counters count a verb that would be an admin command on
+ * EFA, and its failure by kind; a query answered by the driver is none.
+ */
+static void count_wr(const void *buf, size_t len, int want)
+{
+	int ret;
+
+	c.note.has_cmd = false;
+	c.note.has_method = false;
+	ret = wr(buf, len);
+	ck_assert_int_eq(ret, want);
+	sefa_uverbs_count_admin(&c, false, ret);
+}
+
+START_TEST(write_admin_counted)
+{
+	const struct sefa_admin_counters *k = &d.dev[0].admin;
+	struct ib_uverbs_query_port_resp resp;
+	struct query_port_cmd cmd;
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_alloc_pd core;
+	} pd = {
+		.hdr = {
+			.command = IB_USER_VERBS_CMD_ALLOC_PD,
+			.in_words = sizeof(pd) / 4,
+			.out_words = sizeof(struct ib_uverbs_alloc_pd_resp) / 4,
+		},
+	};
+	struct ib_uverbs_alloc_pd_resp pd_resp;
+
+	pd.core.response = (uintptr_t)&pd_resp;
+	query_port_cmd(&cmd, &resp);
+	count_wr(&cmd, sizeof(cmd), -EINVAL);
+	ck_assert_uint_eq(k->submitted_cmds, 0);
+	count_wr(&pd, sizeof(pd), -EINVAL);
+	ck_assert_uint_eq(k->submitted_cmds, 1);
+	ck_assert_uint_eq(k->completed_cmds, 1);
+	ck_assert_uint_eq(k->cmds_err, 1);
+	ck_assert_uint_eq(k->alloc_pd_err, 1);
+	ck_assert_uint_eq(k->create_qp_err + k->reg_mr_err + k->mmap_err, 0);
+	sefa_uverbs_count_admin(&c, true, -EINVAL);
+	ck_assert_uint_eq(k->mmap_err, 1);
+	ck_assert_uint_eq(k->submitted_cmds, 1);
+}
+END_TEST
+
 START_TEST(write_in_words)
 {
 	struct ib_uverbs_query_port_resp resp;
@@ -249,6 +297,7 @@ static Suite *write_decoder_suite(void)
 	tcase_add_test(w, write_ex_query_device);
 	tcase_add_test(w, write_ex_malformed);
 	tcase_add_test(w, write_get_context_twice);
+	tcase_add_test(w, write_admin_counted);
 	suite_add_tcase(s, w);
 	return s;
 }
