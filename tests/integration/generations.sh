@@ -22,6 +22,16 @@ hw() {
 	cat "$RUN/sys/class/infiniband/efa_0/ports/1/hw_counters/$1"
 }
 
+hwdev() {
+	cat "$RUN/sys/class/infiniband/efa_0/hw_counters/$1"
+}
+
+# Value of KEY on efa_0's admin line of softefa stats
+admin_field() {
+	sefa stats | awk -v k="$1" '$1 == "admin" && $2 == "efa_0" {
+		for (i = 3; i < NF; i += 2) if ($i == k) print $(i + 1) }'
+}
+
 # hw_is NAME VALUE: a condition for wait_for
 hw_is() {
 	[ "$(hw "$1")" = "$2" ]
@@ -105,6 +115,17 @@ while read -r prof part subcqs caps rdma speed width; do
 	for k in tx_pkts tx_bytes rx_pkts rx_bytes send_wrs send_bytes \
 		recv_wrs recv_bytes; do
 		expect_eq "$prof stats $k" "$(stat_field efa_0 $k)" "$(hw $k)"
+	done
+	# the two pingpongs' contexts, PDs, CQs, QPs, MRs and AHs were
+	# admin commands, each answered; sysfs had a lifespan to catch up
+	sleep 0.3
+	[ "$(hwdev submitted_cmds)" -ge 12 ] ||
+		fail "$prof: submitted_cmds $(hwdev submitted_cmds)"
+	expect_eq "$prof completed_cmds" "$(hwdev completed_cmds)" \
+		"$(hwdev submitted_cmds)"
+	for k in submitted_cmds completed_cmds cmds_err alloc_pd_err \
+		create_qp_err create_cq_err reg_mr_err create_ah_err mmap_err; do
+		expect_eq "$prof stats $k" "$(admin_field $k)" "$(hwdev $k)"
 	done
 	# dp_verbs registers its memory for RDMA, which 0xefa0 refuses
 	if [ "$rdma" != 0 ]; then
