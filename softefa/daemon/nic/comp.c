@@ -96,7 +96,8 @@ void nic_comp_retire(struct nic_send *s, int status)
 
 	s->state = NIC_SEND_RETIRED;
 	/* An RDMA the device gave up on, not one flushed by a QP in error. */
-	if (status != EFA_IO_COMP_STATUS_OK) {
+	if (status != EFA_IO_COMP_STATUS_OK &&
+	    status != EFA_IO_COMP_STATUS_FLUSHED) {
 		if (op == EFA_IO_RDMA_READ)
 			NIC_COUNT(qp, rdma_read_wr_err, 1);
 		else if (op == EFA_IO_RDMA_WRITE)
