@@ -60,56 +60,39 @@ void sefa_status_text(struct sefa_daemon *d, char *buf, size_t len)
 	sefa_daemon_unlock(d);
 }
 
+/* "name value" for each counter of @n in @k that the line shows. */
+static size_t counter_words(char *buf, size_t len,
+			    const struct sefa_counter_name *n, size_t count,
+			    const void *k, bool device)
+{
+	size_t i, off = 0;
+	int w;
+
+	for (i = 0; i < count && off < len; i++) {
+		if (!n[i].stat || (n[i].device_only && !device))
+			continue;
+		w = snprintf(buf + off, len - off, " %s %llu", n[i].stat,
+			     (unsigned long long)sefa_counter_value(&n[i], k));
+		off += w < 0 ? 0 : (size_t)w;
+	}
+	return off < len ? off : len;
+}
+
 /*
  * A device's or a QP's counters on one line.  The device's line also has
- * those only its sysfs hw_counters show, by their names there, so the two
- * can be compared; a QP's stays short, as a stats reply holds many.
+ * those only its sysfs hw_counters show, so the two can be compared; a
+ * QP's stays short, as a stats reply holds many.
  */
 static size_t counters_text(char *buf, size_t len, const char *what,
-			    const struct sefa_counters *k, bool hw)
+			    const struct sefa_counters *k, bool device)
 {
-	int n = snprintf(buf, len,
-			 "%s tx_pkts %llu tx_bytes %llu rx_pkts %llu rx_bytes %llu "
-			 "rx_drops %llu rnr_retries %llu errors %llu "
-			 "rdma_reads %llu rdma_writes %llu retransmits %llu "
-			 "dup_drops %llu rdma_read_bytes %llu "
-			 "rdma_write_bytes %llu", what,
-			 (unsigned long long)k->tx_pkts,
-			 (unsigned long long)k->tx_bytes,
-			 (unsigned long long)k->rx_pkts,
-			 (unsigned long long)k->rx_bytes,
-			 (unsigned long long)k->rx_drops,
-			 (unsigned long long)k->rnr_retries,
-			 (unsigned long long)k->errors,
-			 (unsigned long long)k->rdma_reads,
-			 (unsigned long long)k->rdma_writes,
-			 (unsigned long long)k->retransmits,
-			 (unsigned long long)k->dup_drops,
-			 (unsigned long long)k->rdma_read_bytes,
-			 (unsigned long long)k->rdma_write_bytes);
+	int n = snprintf(buf, len, "%s", what);
 	size_t off = n < 0 ? 0 : (size_t)n;
 
-	if (hw && off < len) {
-		n = snprintf(buf + off, len - off,
-			     " send_wrs %llu send_bytes %llu recv_wrs %llu "
-			     "recv_bytes %llu rdma_read_wr_err %llu "
-			     "rdma_write_wr_err %llu rdma_read_resp_bytes %llu "
-			     "rdma_write_recv_bytes %llu retrans_bytes %llu "
-			     "retrans_timeout_events %llu "
-			     "unresponsive_remote_events %llu",
-			     (unsigned long long)k->send_wrs,
-			     (unsigned long long)k->send_bytes,
-			     (unsigned long long)k->recv_wrs,
-			     (unsigned long long)k->recv_bytes,
-			     (unsigned long long)k->rdma_read_wr_err,
-			     (unsigned long long)k->rdma_write_wr_err,
-			     (unsigned long long)k->rdma_read_resp_bytes,
-			     (unsigned long long)k->rdma_write_recv_bytes,
-			     (unsigned long long)k->retrans_bytes,
-			     (unsigned long long)k->retrans_timeout_events,
-			     (unsigned long long)k->unresponsive_remote_events);
-		off += n < 0 ? 0 : (size_t)n;
-	}
+	if (off < len)
+		off += counter_words(buf + off, len - off,
+				     sefa_port_counter_names,
+				     sefa_port_counter_count, k, device);
 	if (off < len) {
 		n = snprintf(buf + off, len - off, "\n");
 		off += n < 0 ? 0 : (size_t)n;
@@ -120,28 +103,19 @@ static size_t counters_text(char *buf, size_t len, const char *what,
 /* The device's hw_counters of its admin commands, by their sysfs names. */
 static size_t admin_text(char *buf, size_t len, const struct sefa_device *dev)
 {
-	const struct sefa_admin_counters *k = &dev->admin;
-	int n = snprintf(buf, len,
-			 "admin %s submitted_cmds %llu completed_cmds %llu "
-			 "cmds_err %llu no_completion_cmds %llu "
-			 "keep_alive_rcvd %llu alloc_pd_err %llu "
-			 "create_qp_err %llu create_cq_err %llu reg_mr_err %llu "
-			 "alloc_ucontext_err %llu create_ah_err %llu "
-			 "mmap_err %llu\n", dev->name,
-			 (unsigned long long)k->submitted_cmds,
-			 (unsigned long long)k->completed_cmds,
-			 (unsigned long long)k->cmds_err,
-			 (unsigned long long)k->no_completion_cmds,
-			 (unsigned long long)k->keep_alive_rcvd,
-			 (unsigned long long)k->alloc_pd_err,
-			 (unsigned long long)k->create_qp_err,
-			 (unsigned long long)k->create_cq_err,
-			 (unsigned long long)k->reg_mr_err,
-			 (unsigned long long)k->alloc_ucontext_err,
-			 (unsigned long long)k->create_ah_err,
-			 (unsigned long long)k->mmap_err);
+	int n = snprintf(buf, len, "admin %s", dev->name);
+	size_t off = n < 0 ? 0 : (size_t)n;
 
-	return n < 0 ? 0 : (size_t)n;
+	if (off < len)
+		off += counter_words(buf + off, len - off,
+				     sefa_device_counter_names,
+				     sefa_device_counter_count, &dev->admin,
+				     true);
+	if (off < len) {
+		n = snprintf(buf + off, len - off, "\n");
+		off += n < 0 ? 0 : (size_t)n;
+	}
+	return off < len ? off : len;
 }
 
 /* How the engines slept, all of them together. */

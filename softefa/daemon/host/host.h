@@ -128,6 +128,25 @@ struct sefa_admin_counters {
 	uint64_t mmap_err;
 };
 
+/*
+ * A counter's names: in softefa stats (NULL: not there) and in sysfs
+ * hw_counters (NULL: not there), where it is in its struct
+ * (SEFA_NO_COUNTER: always 0), and whether only the device's stats line
+ * shows it (a QP's line stays short).  host/counters.c has the tables.
+ */
+#define SEFA_NO_COUNTER	SIZE_MAX
+struct sefa_counter_name {
+	const char *stat;
+	const char *sysfs;
+	size_t off;
+	bool device_only;
+};
+extern const struct sefa_counter_name sefa_port_counter_names[];
+extern const size_t sefa_port_counter_count;
+extern const struct sefa_counter_name sefa_device_counter_names[];
+extern const size_t sefa_device_counter_count;
+uint64_t sefa_counter_value(const struct sefa_counter_name *n, const void *k);
+
 struct nic_engine;
 struct sefa_shm;
 

@@ -134,71 +134,23 @@ static int port_tree(const struct sefa_device *dev, const char *sys,
 }
 
 /*
- * The efa driver's hw_counters (efa_verbs.c, EFA_DEFINE_PORT_STATS and
- * EFA_DEFINE_DEVICE_STATS), in its order: each port counter from the
- * device's counters.  impaired_remote_conn_events stays 0: SoftEFA's
- * connections to a peer are either answered or time out, never degraded.
- * The device counters from the verbs that would be admin commands on
- * EFA (uverbs/admin_count.c).
+ * The efa driver's hw_counters: port counters in ports/1/hw_counters,
+ * admin command counters in hw_counters; their names are counters.c's.
  */
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define NO_COUNTER	SIZE_MAX
-struct counter_file {
-	const char *name;
-	size_t off;		/* in the counters' struct, or NO_COUNTER */
-};
-
-#define CNT(field)	offsetof(struct sefa_counters, field)
-static const struct counter_file port_counters[] = {
-	{ "tx_bytes", CNT(tx_bytes) },
-	{ "tx_pkts", CNT(tx_pkts) },
-	{ "rx_bytes", CNT(rx_bytes) },
-	{ "rx_pkts", CNT(rx_pkts) },
-	{ "rx_drops", CNT(rx_drops) },
-	{ "send_bytes", CNT(send_bytes) },
-	{ "send_wrs", CNT(send_wrs) },
-	{ "recv_bytes", CNT(recv_bytes) },
-	{ "recv_wrs", CNT(recv_wrs) },
-	{ "rdma_read_wrs", CNT(rdma_reads) },
-	{ "rdma_read_bytes", CNT(rdma_read_bytes) },
-	{ "rdma_read_wr_err", CNT(rdma_read_wr_err) },
-	{ "rdma_read_resp_bytes", CNT(rdma_read_resp_bytes) },
-	{ "rdma_write_wrs", CNT(rdma_writes) },
-	{ "rdma_write_bytes", CNT(rdma_write_bytes) },
-	{ "rdma_write_wr_err", CNT(rdma_write_wr_err) },
-	{ "rdma_write_recv_bytes", CNT(rdma_write_recv_bytes) },
-	{ "retrans_bytes", CNT(retrans_bytes) },
-	{ "retrans_pkts", CNT(retransmits) },
-	{ "retrans_timeout_events", CNT(retrans_timeout_events) },
-	{ "unresponsive_remote_events", CNT(unresponsive_remote_events) },
-	{ "impaired_remote_conn_events", NO_COUNTER },
-};
-#undef CNT
-
-#define ADMIN(field)	{ #field, offsetof(struct sefa_admin_counters, field) }
-static const struct counter_file device_counters[] = {
-	ADMIN(submitted_cmds), ADMIN(completed_cmds), ADMIN(cmds_err),
-	ADMIN(no_completion_cmds), ADMIN(keep_alive_rcvd), ADMIN(alloc_pd_err),
-	ADMIN(create_qp_err), ADMIN(create_cq_err), ADMIN(reg_mr_err),
-	ADMIN(alloc_ucontext_err), ADMIN(create_ah_err), ADMIN(mmap_err),
-};
-#undef ADMIN
-
 /* The files of @n counters in @sub of the device's directory, from @k. */
 static int counters_put(const char *sys, const struct sefa_device *dev,
-			const char *sub, const struct counter_file *f,
+			const char *sub, const struct sefa_counter_name *f,
 			size_t n, const void *k)
 {
 	char dir[128];
-	uint64_t v;
 	size_t i;
 
 	snprintf(dir, sizeof(dir), "class/infiniband/%s/%s", dev->name, sub);
 	for (i = 0; i < n; i++) {
-		v = 0;
-		if (f[i].off != NO_COUNTER)
-			memcpy(&v, (const char *)k + f[i].off, sizeof(v));
-		PUT(sys, dir, f[i].name, "%llu", (unsigned long long)v);
+		if (!f[i].sysfs)
+			continue;
+		PUT(sys, dir, f[i].sysfs, "%llu",
+		    (unsigned long long)sefa_counter_value(&f[i], k));
 	}
 	return 0;
 }
@@ -206,15 +158,15 @@ static int counters_put(const char *sys, const struct sefa_device *dev,
 static int port_counters_put(const char *sys, const struct sefa_device *dev,
 			     const struct sefa_counters *k)
 {
-	return counters_put(sys, dev, "ports/1/hw_counters", port_counters,
-			    ARRAY_SIZE(port_counters), k);
+	return counters_put(sys, dev, "ports/1/hw_counters", sefa_port_counter_names,
+			    sefa_port_counter_count, k);
 }
 
 static int device_counters_put(const char *sys, const struct sefa_device *dev,
 			       const struct sefa_admin_counters *k)
 {
-	return counters_put(sys, dev, "hw_counters", device_counters,
-			    ARRAY_SIZE(device_counters), k);
+	return counters_put(sys, dev, "hw_counters", sefa_device_counter_names,
+			    sefa_device_counter_count, k);
 }
 
 static int counters_tree(const char *sys, const char *ib,
