@@ -120,4 +120,7 @@ int attr_not_async_fd(const struct bundle *b, int fd);
 void attr_cmd(const struct bundle *b, struct sefa_cmd *cmd);
 int attr_new_handle(struct bundle *b, uint16_t id, uint32_t handle);
 
+/* ioctl_cq.c: DESTROY of a CQ or a QP, which report events alike. */
+int ioctl_destroy_reporting(struct bundle *b, enum sefa_obj_type type);
+
 #endif

@@ -89,24 +89,51 @@ static int method_cq_create(struct bundle *b)
 	return ret;
 }
 
-static int method_cq_destroy(struct bundle *b)
+/*
+ * DESTROY of a CQ or a QP: the two methods' attributes are a handle and a
+ * response of the events reported, in the same places.  The response is
+ * cleared first, so that a bad address fails the method while the object
+ * is still there.
+ */
+_Static_assert(UVERBS_ATTR_DESTROY_CQ_HANDLE ==
+	       (int)UVERBS_ATTR_DESTROY_QP_HANDLE &&
+	       UVERBS_ATTR_DESTROY_CQ_RESP == (int)UVERBS_ATTR_DESTROY_QP_RESP,
+	       "CQ and QP destroy attributes share their ids");
+
+int ioctl_destroy_reporting(struct bundle *b, enum sefa_obj_type type)
 {
-	struct sefa_cq *cq = sefa_cq_from_handle(b->c,
-		attr_handle(b, UVERBS_ATTR_DESTROY_CQ_HANDLE));
+	uint32_t handle = attr_handle(b, UVERBS_ATTR_DESTROY_CQ_HANDLE);
 	const struct ib_uverbs_attr *out = attr_get(b, UVERBS_ATTR_DESTROY_CQ_RESP);
-	struct ib_uverbs_destroy_cq_resp resp;
+	union {
+		struct ib_uverbs_destroy_cq_resp cq;
+		struct ib_uverbs_destroy_qp_resp qp;
+	} resp = {};
+	struct sefa_cq *cq = NULL;
+	struct sefa_qp *qp = NULL;
 	int ret;
 
-	if (!cq)
-		return sefa_bad_handle(b->c, -ENOENT, SEFA_OBJ_CQ,
-				       attr_handle(b, UVERBS_ATTR_DESTROY_CQ_HANDLE));
+	if (type == SEFA_OBJ_CQ)
+		cq = sefa_cq_from_handle(b->c, handle);
+	else
+		qp = sefa_qp_from_handle(b->c, handle);
+	if (!cq && !qp)
+		return sefa_bad_handle(b->c, -ENOENT, type, handle);
 	ret = sefa_clear_user(b->c, out->data, out->len);
-	if (!ret)
-		ret = sefa_cq_destroy(cq, &resp);
-	if (!ret)
-		ret = attr_copy(b, UVERBS_ATTR_DESTROY_CQ_RESP, &resp,
-				sizeof(resp));
-	return ret;
+	if (ret)
+		return ret;
+	if (qp) {
+		resp.qp.events_reported = sefa_qp_destroy(qp);
+		return attr_copy(b, UVERBS_ATTR_DESTROY_QP_RESP, &resp.qp,
+				 sizeof(resp.qp));
+	}
+	ret = sefa_cq_destroy(cq, &resp.cq);
+	return ret ? ret : attr_copy(b, UVERBS_ATTR_DESTROY_CQ_RESP, &resp.cq,
+				     sizeof(resp.cq));
+}
+
+static int method_cq_destroy(struct bundle *b)
+{
+	return ioctl_destroy_reporting(b, SEFA_OBJ_CQ);
 }
 
 static const struct attr_spec cq_create_attrs[] = {

@@ -75,20 +75,7 @@ static int method_qp_create(struct bundle *b)
 
 static int method_qp_destroy(struct bundle *b)
 {
-	struct sefa_qp *qp = sefa_qp_from_handle(b->c,
-		attr_handle(b, UVERBS_ATTR_DESTROY_QP_HANDLE));
-	const struct ib_uverbs_attr *out = attr_get(b, UVERBS_ATTR_DESTROY_QP_RESP);
-	struct ib_uverbs_destroy_qp_resp resp = {};
-	int ret;
-
-	if (!qp)
-		return sefa_bad_handle(b->c, -ENOENT, SEFA_OBJ_QP,
-				       attr_handle(b, UVERBS_ATTR_DESTROY_QP_HANDLE));
-	ret = sefa_clear_user(b->c, out->data, out->len);
-	if (ret)
-		return ret;
-	resp.events_reported = sefa_qp_destroy(qp);
-	return attr_copy(b, UVERBS_ATTR_DESTROY_QP_RESP, &resp, sizeof(resp));
+	return ioctl_destroy_reporting(b, SEFA_OBJ_QP);
 }
 
 static const struct attr_spec qp_create_attrs[] = {
