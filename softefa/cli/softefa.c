@@ -247,7 +247,8 @@ static const struct command commands[] = {
 	  "Start softefad serving the run directory and wait until it serves;\n"
 	  "OPTIONS are softefad's (softefad --help): --profile NAME|list,\n"
 	  "--devices N, --netdev IF, --abi ioctl|write, --host-id N, --verbose,\n"
-	  "--max-objects N, --max-queue-mem BYTES, --wire [--sm] [--wire-*].\n"
+	  "--max-objects N, --max-queue-mem BYTES, --limit NAME=N[,NAME=N...],\n"
+	  "--wire [--sm] [--wire-*].\n"
 	  "Clears what a dead softefad left there first.",
 	  cmd_start },
 	{ "stop", "",

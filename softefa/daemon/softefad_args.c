@@ -22,6 +22,7 @@ static void usage(FILE *f)
 		"                [--netdev IF] [--abi ioctl|write] [--host-id N]\n"
 		"                [--ready-fd FD] [--log FILE] [--verbose]\n"
 		"                [--max-objects N] [--max-queue-mem BYTES[K|M|G]]\n"
+		"                [--limit NAME=N[,NAME=N...]]...\n"
 		"                [--wire [--sm] [--wire-loss PCT] [--wire-reorder PCT]\n"
 		"                 [--wire-dup PCT] [--wire-delay USEC]]\n"
 		"       softefad --help | --version\n");
@@ -100,6 +101,7 @@ static int parse_caps(int c, const char *arg, struct sefa_caps *caps)
 static int parse_opt(struct sefa_daemon *d, struct start_opts *o, int c,
 		     const char *arg)
 {
+	char err[160];
 	unsigned long v;
 
 	switch (c) {
@@ -172,6 +174,12 @@ static int parse_opt(struct sefa_daemon *d, struct start_opts *o, int c,
 	case 'M':
 	case 'Q':
 		return parse_caps(c, arg, &d->caps) ? 2 : 0;
+	case 'X':
+		if (sefa_limits_parse(&d->limits, arg, err, sizeof(err))) {
+			fprintf(stderr, "softefad: --limit: %s\n", err);
+			return 2;
+		}
+		return 0;
 	default:
 		/* getopt said what it did not know */
 		usage(stderr);
@@ -182,6 +190,13 @@ static int parse_opt(struct sefa_daemon *d, struct start_opts *o, int c,
 /* Options that only make sense together. */
 static int check_opts(const struct sefa_daemon *d, const struct start_opts *o)
 {
+	char err[160];
+
+	/* against the profile, which may come after --limit */
+	if (sefa_limits_check(&d->limits, d->profile, err, sizeof(err))) {
+		fprintf(stderr, "softefad: --limit: %s\n", err);
+		return 2;
+	}
 	if (!d->wire.on && o->sm) {
 		fprintf(stderr, "softefad: --sm needs --wire\n");
 		return 2;
@@ -219,6 +234,7 @@ int sefa_parse_args(struct sefa_daemon *d, struct start_opts *o, int argc,
 		{ "wire-delay", required_argument, NULL, 'D' },
 		{ "max-objects", required_argument, NULL, 'M' },
 		{ "max-queue-mem", required_argument, NULL, 'Q' },
+		{ "limit", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{}

@@ -15,6 +15,33 @@
 #include "nic/nic.h"
 #include "uverbs/uverbs.h"
 
+/*
+ * A device's limits: "limits efa_0 ah 3/4 qp 0/256 ... cq-depth 32768":
+ * of the counted kinds, what is in use of the limit.
+ */
+static size_t limits_text(const struct sefa_device *dev, char *buf,
+			  size_t len)
+{
+	size_t off;
+	int k;
+
+	off = snprintf(buf, len, "limits %s", dev->name);
+	for (k = 0; k < SEFA_LIMIT_MAX && off < len; k++) {
+		if (k < SEFA_LIMIT_COUNTED)
+			off += snprintf(buf + off, len - off, " %s %llu/%llu",
+					sefa_limit_name(k),
+					(unsigned long long)dev->used[k],
+					(unsigned long long)dev->limit[k]);
+		else
+			off += snprintf(buf + off, len - off, " %s %llu",
+					sefa_limit_name(k),
+					(unsigned long long)dev->limit[k]);
+	}
+	if (off < len)
+		off += snprintf(buf + off, len - off, "\n");
+	return off;
+}
+
 /* softefa status: the devices, and each client's objects. */
 void sefa_status_text(struct sefa_daemon *d, char *buf, size_t len)
 {
@@ -48,6 +75,8 @@ void sefa_status_text(struct sefa_daemon *d, char *buf, size_t len)
 				dev->name, dev->index,
 				(unsigned long long)dev->node_guid, gid,
 				dev->lid);
+		if (off < len)
+			off += limits_text(dev, buf + off, len - off);
 	}
 	for (c = d->clients; c && off < len; c = c->next) {
 		if (!c->dev)

@@ -5,7 +5,8 @@
  * mm->pinned_vm, against that process's RLIMIT_MEMLOCK unless it has
  * CAP_IPC_LOCK.  Objects and queue memory are this daemon's own caps per
  * open device file (struct sefa_caps), so that no client makes it hold
- * without bound.
+ * without bound.  Device objects count against the device's limits, the
+ * same for every process.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -283,4 +284,29 @@ int sefa_charge_queue(struct sefa_client *c, uint64_t len)
 void sefa_uncharge_queue(struct sefa_client *c, uint64_t len)
 {
 	c->queue_bytes -= len;
+}
+
+/*
+ * One more object of kind @k on the client's device, whichever process
+ * holds the others: the device's own limit (--limit), as the hardware
+ * counts its objects.  Beyond it the device refuses the admin command
+ * with a resource allocation failure, which the efa driver answers with
+ * -ENOMEM.
+ */
+int sefa_limit_take(struct sefa_client *c, enum sefa_limit k)
+{
+	struct sefa_device *dev = c->dev;
+
+	if (dev->used[k] >= dev->limit[k])
+		return sefa_refuse(c, -ENOMEM, "device limit %s=%llu reached",
+				   sefa_limit_name(k),
+				   (unsigned long long)dev->limit[k]);
+	dev->used[k]++;
+	return 0;
+}
+
+/* An object of kind @k gone from @dev: room for another. */
+void sefa_limit_give(struct sefa_device *dev, enum sefa_limit k)
+{
+	dev->used[k]--;
 }

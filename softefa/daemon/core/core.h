@@ -186,6 +186,8 @@ void sefa_unpin(struct sefa_client *c, struct sefa_mm *mm, uint64_t npages);
 int sefa_charge_object(struct sefa_client *c);
 int sefa_charge_queue(struct sefa_client *c, uint64_t len);
 void sefa_uncharge_queue(struct sefa_client *c, uint64_t len);
+int sefa_limit_take(struct sefa_client *c, enum sefa_limit k);
+void sefa_limit_give(struct sefa_device *dev, enum sefa_limit k);
 
 /* pages.c */
 int sefa_pages_new(struct sefa_shm *s, unsigned int memfd_flags);

@@ -44,7 +44,7 @@ int sefa_devices_init(struct sefa_daemon *d, unsigned int ndev)
 {
 	uint32_t nvec = comp_vectors();
 	unsigned int i;
-	int b;
+	int b, k;
 
 	d->ndev = ndev;
 	for (i = 0; i < ndev; i++) {
@@ -59,6 +59,9 @@ int sefa_devices_init(struct sefa_daemon *d, unsigned int ndev)
 		dev->index = i;
 		dev->profile = d->profile;
 		dev->num_comp_vectors = nvec;
+		for (k = 0; k < SEFA_LIMIT_MAX; k++)
+			dev->limit[k] = sefa_limit_value(&d->limits,
+							 d->profile, k);
 		snprintf(dev->name, sizeof(dev->name), "efa_%u", i);
 		dev->node_guid = make_guid(d->netdev.mac, d->host_id, i);
 		/* A link-local GID: fe80::/64 and the GUID as interface id. */

@@ -17,6 +17,7 @@
 
 #include <rdma/ib_user_verbs.h>
 
+#include "dev_limits.h"
 #include "efa/efa_io_defs.h"
 #include "profile.h"
 #include "proto.h"
@@ -184,6 +185,12 @@ struct sefa_device {
 	struct sefa_counters hw_shown;	/* in sysfs hw_counters, main thread's */
 	struct sefa_admin_counters admin;
 	struct sefa_admin_counters admin_shown;	/* as hw_shown */
+	/*
+	 * The limits in force, which query_device reports, and the objects
+	 * of each counted kind the device holds (core/charge.c).
+	 */
+	uint64_t limit[SEFA_LIMIT_MAX];
+	uint64_t used[SEFA_LIMIT_COUNTED];
 };
 
 enum sefa_abi_mode {
@@ -318,6 +325,7 @@ struct sefa_daemon {
 	struct sefa_client *clients;
 	unsigned int nclients;
 	struct sefa_caps caps;
+	struct sefa_limits limits;	/* --limit: every device's */
 	struct sefa_mm *mms;		/* processes with pinned memory */
 	int mm_watch;			/* their exits (charge.c) */
 	bool mm_watch_on;

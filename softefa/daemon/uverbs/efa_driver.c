@@ -69,7 +69,8 @@ int efa_alloc_ucontext(struct sefa_cmd *cmd)
 
 int efa_query_device_udata(struct sefa_cmd *cmd)
 {
-	const struct sefa_profile *p = cmd->c->dev->profile;
+	const struct sefa_device *dev = cmd->c->dev;
+	const struct sefa_profile *p = dev->profile;
 	struct efa_ibv_ex_query_device_resp resp = {};
 	int ret;
 
@@ -81,8 +82,8 @@ int efa_query_device_udata(struct sefa_cmd *cmd)
 	if (!cmd->udata_out.len)
 		return 0;
 
-	resp.max_sq_wr = p->max_sq_wr;
-	resp.max_rq_wr = p->max_rq_wr;
+	resp.max_sq_wr = dev->limit[SEFA_LIMIT_SQ_DEPTH];
+	resp.max_rq_wr = dev->limit[SEFA_LIMIT_RQ_DEPTH];
 	resp.max_sq_sge = p->max_sq_sge;
 	resp.max_rq_sge = p->max_rq_sge;
 	resp.max_rdma_size = p->max_rdma_size;
@@ -99,24 +100,29 @@ void efa_fill_device_attr(const struct sefa_device *dev,
 	resp->fw_ver = 0;
 	resp->node_guid = htobe64(dev->node_guid);
 	resp->sys_image_guid = htobe64(dev->node_guid);
-	resp->max_mr_size = p->max_mr_size;
+	/* The limits in force (--limit), each the hardware's by default. */
+	resp->max_mr_size = dev->limit[SEFA_LIMIT_MR_PAGES] * SEFA_PAGE_SIZE;
 	resp->page_size_cap = p->page_size_cap;
 	resp->vendor_id = SEFA_VENDOR_ID;
 	resp->vendor_part_id = p->vendor_part_id;
 	resp->hw_ver = p->vendor_part_id;
-	resp->max_qp = p->max_qp;
-	resp->max_qp_wr = p->max_qp_wr;
+	resp->max_qp = dev->limit[SEFA_LIMIT_QP];
+	/* The efa driver's: the shallower of the SQ and RQ depths. */
+	resp->max_qp_wr = dev->limit[SEFA_LIMIT_SQ_DEPTH] <
+				  dev->limit[SEFA_LIMIT_RQ_DEPTH] ?
+			  dev->limit[SEFA_LIMIT_SQ_DEPTH] :
+			  dev->limit[SEFA_LIMIT_RQ_DEPTH];
 	resp->max_sge = p->max_sge;
 	resp->max_sge_rd = p->max_sge_rd;
-	resp->max_cq = p->max_cq;
-	resp->max_cqe = p->max_cqe;
-	resp->max_mr = p->max_mr;
-	resp->max_pd = p->max_pd;
-	resp->max_ah = p->max_ah;
+	resp->max_cq = dev->limit[SEFA_LIMIT_CQ];
+	resp->max_cqe = dev->limit[SEFA_LIMIT_CQ_DEPTH];
+	resp->max_mr = dev->limit[SEFA_LIMIT_MR];
+	resp->max_pd = dev->limit[SEFA_LIMIT_PD];
+	resp->max_ah = dev->limit[SEFA_LIMIT_AH];
 	resp->max_pkeys = SEFA_PKEY_TBL_LEN;
 	resp->max_qp_rd_atom = p->max_qp_rd_atom;
 	resp->max_qp_init_rd_atom = p->max_qp_rd_atom;
-	resp->max_res_rd_atom = p->max_qp_rd_atom * p->max_qp;
+	resp->max_res_rd_atom = p->max_qp_rd_atom * resp->max_qp;
 	resp->phys_port_cnt = 1;
 }
 

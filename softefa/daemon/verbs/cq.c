@@ -61,9 +61,10 @@ int sefa_cq_create(struct sefa_cmd *cmd, const struct sefa_cq_params *p,
 	if (p->flags)
 		return sefa_refuse(c, -EOPNOTSUPP, "CQ flags %#x not supported",
 				   p->flags);
-	if (!p->cqe || p->cqe > prof->max_cqe)
-		return sefa_refuse(c, -EINVAL, "cqe %u not within 1..%u",
-				   p->cqe, prof->max_cqe);
+	if (!p->cqe || p->cqe > c->dev->limit[SEFA_LIMIT_CQ_DEPTH])
+		return sefa_refuse(c, -EINVAL, "cqe %u not within 1..%llu",
+				   p->cqe, (unsigned long long)
+				   c->dev->limit[SEFA_LIMIT_CQ_DEPTH]);
 	if (p->comp_vector >= c->dev->num_comp_vectors)
 		return sefa_refuse(c, -EINVAL, "no completion vector %u",
 				   p->comp_vector);
@@ -78,9 +79,14 @@ int sefa_cq_create(struct sefa_cmd *cmd, const struct sefa_cq_params *p,
 					   p->channel_fd);
 	}
 
+	ret = sefa_limit_take(c, SEFA_LIMIT_CQ);
+	if (ret)
+		return ret;
 	cq = calloc(1, sizeof(*cq));
-	if (!cq)
-		return -ENOMEM;
+	if (!cq) {
+		ret = -ENOMEM;
+		goto err_give;
+	}
 	cq->dev = c->dev;
 	cq->user_handle = p->user_handle;
 	cq->depth = p->cqe;
@@ -147,6 +153,8 @@ err_free:
 	sefa_shm_put(cq->db);
 	sefa_cq_ext_put(c, &cq->ext);
 	free(cq);
+err_give:
+	sefa_limit_give(c->dev, SEFA_LIMIT_CQ);
 	return ret;
 }
 
@@ -178,6 +186,7 @@ int sefa_cq_destroy(struct sefa_cq *cq, struct ib_uverbs_destroy_cq_resp *resp)
 	sefa_shm_put(cq->ring);
 	sefa_shm_put(cq->db);
 	sefa_cq_ext_put(c, &cq->ext);
+	sefa_limit_give(cq->dev, SEFA_LIMIT_CQ);
 	sefa_uobj_del(&cq->uobj);
 	free(cq);
 	return 0;

@@ -105,19 +105,28 @@ int sefa_pd_alloc(struct sefa_client *c, struct sefa_pd **out)
 	if (n == SEFA_MAX_PD)
 		return sefa_refuse(c, -ENOMEM, "the device's %u PDs are taken",
 				   SEFA_MAX_PD);
-	pd = calloc(1, sizeof(*pd));
-	if (!pd)
-		return -ENOMEM;
-	ret = sefa_uobj_add(c, &pd->uobj, SEFA_OBJ_PD);
-	if (ret) {
-		free(pd);
+	ret = sefa_limit_take(c, SEFA_LIMIT_PD);
+	if (ret)
 		return ret;
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		ret = -ENOMEM;
+		goto err_give;
 	}
+	ret = sefa_uobj_add(c, &pd->uobj, SEFA_OBJ_PD);
+	if (ret)
+		goto err_free;
 	pd->dev = dev;
 	pd->pdn = n;
 	dev->pdn_used[n] = 1;
 	*out = pd;
 	return 0;
+
+err_free:
+	free(pd);
+err_give:
+	sefa_limit_give(dev, SEFA_LIMIT_PD);
+	return ret;
 }
 
 int sefa_pd_destroy(struct sefa_pd *pd)
@@ -126,6 +135,7 @@ int sefa_pd_destroy(struct sefa_pd *pd)
 		return sefa_refuse(pd->uobj.c, -EBUSY,
 				   "PD still used by %u objects", pd->uobj.usecnt);
 	pd->dev->pdn_used[pd->pdn] = 0;
+	sefa_limit_give(pd->dev, SEFA_LIMIT_PD);
 	sefa_uobj_del(&pd->uobj);
 	free(pd);
 	return 0;
@@ -179,9 +189,14 @@ static int mr_add(struct sefa_client *c, struct sefa_pd *pd,
 	if (i == SEFA_MAX_MR_IDX)
 		return sefa_refuse(c, -ENOMEM, "the device's %u keys are taken",
 				   SEFA_MAX_MR_IDX);
-	ret = sefa_uobj_add(c, &mr->uobj, SEFA_OBJ_MR);
+	ret = sefa_limit_take(c, SEFA_LIMIT_MR);
 	if (ret)
 		return ret;
+	ret = sefa_uobj_add(c, &mr->uobj, SEFA_OBJ_MR);
+	if (ret) {
+		sefa_limit_give(dev, SEFA_LIMIT_MR);
+		return ret;
+	}
 	mr->pd = pd;
 	/* A stale key never finds a new region: the generation moves on. */
 	mr->lkey = idx << 8 | ++dev->mr_gen[idx];
@@ -204,7 +219,7 @@ int sefa_mr_reg(struct sefa_client *c, struct sefa_pd *pd, uint64_t addr,
 	if (ret)
 		return access_refused(c, ret, access);
 	if (!length || addr + length < addr || iova + length < iova ||
-	    length > dev->profile->max_mr_size)
+	    length > dev->limit[SEFA_LIMIT_MR_PAGES] * SEFA_PAGE_SIZE)
 		return sefa_refuse(c, -EINVAL,
 				   "length %llu is 0, wraps or is above max_mr_size",
 				   (unsigned long long)length);
@@ -312,6 +327,7 @@ int sefa_mr_dereg(struct sefa_mr *mr)
 	struct sefa_device *dev = mr->pd->dev;
 
 	dev->mr[mr->lkey >> 8] = NULL;
+	sefa_limit_give(dev, SEFA_LIMIT_MR);
 	mr->pd->uobj.usecnt--;
 	/* An indirect key pins nothing: it names other regions. */
 	if (mr->mm)
@@ -426,10 +442,11 @@ void sefa_mr_invalidate(struct sefa_mr *mkey)
  * vector's peer.  So one slot per pair, and the max_ah limit counts slots,
  * not AH objects.
  */
-static int dev_ah_get(struct sefa_pd *pd, const uint8_t gid[16])
+static int dev_ah_get(struct sefa_client *c, struct sefa_pd *pd,
+		      const uint8_t gid[16])
 {
 	struct sefa_device *dev = pd->dev;
-	int n, free_n = -1;
+	int n, ret, free_n = -1;
 
 	for (n = 0; n < SEFA_MAX_AH; n++) {
 		struct sefa_dev_ah *dah = &dev->ah[n];
@@ -445,7 +462,12 @@ static int dev_ah_get(struct sefa_pd *pd, const uint8_t gid[16])
 		}
 	}
 	if (free_n < 0)
-		return -ENOMEM;
+		return sefa_refuse(c, -ENOMEM,
+				   "the device's %u AH numbers are taken",
+				   SEFA_MAX_AH);
+	ret = sefa_limit_take(c, SEFA_LIMIT_AH);
+	if (ret)
+		return ret;
 	dev->ah[free_n] = (struct sefa_dev_ah){ .pd = pd, .users = 1 };
 	memcpy(dev->ah[free_n].gid, gid, 16);
 	return free_n;
@@ -456,8 +478,10 @@ static void dev_ah_put(struct sefa_device *dev, uint16_t ahn)
 {
 	struct sefa_dev_ah *dah = &dev->ah[ahn];
 
-	if (!--dah->users)
+	if (!--dah->users) {
 		*dah = (struct sefa_dev_ah){};
+		sefa_limit_give(dev, SEFA_LIMIT_AH);
+	}
 }
 
 /*
@@ -470,10 +494,9 @@ int sefa_ah_create(struct sefa_client *c, struct sefa_pd *pd,
 	struct sefa_ah *ah;
 	int n, ret;
 
-	n = dev_ah_get(pd, gid);
+	n = dev_ah_get(c, pd, gid);
 	if (n < 0)
-		return sefa_refuse(c, n, "the device's %u AH numbers are taken",
-				   SEFA_MAX_AH);
+		return n;
 	ah = calloc(1, sizeof(*ah));
 	if (!ah) {
 		ret = -ENOMEM;

@@ -33,13 +33,15 @@ static uint32_t wqe_inline_max(const struct sefa_profile *p, uint32_t wqe_size)
  * that takes them, else a 64-byte one's (inline_buf_size_ex is 0 there,
  * which the kernel and rdma-core's provider read as inline_buf_size).
  */
-static int qp_check_caps(struct sefa_client *c, const struct sefa_profile *p,
-			 const struct sefa_qp_params *qp)
+static int qp_check_caps(struct sefa_client *c, const struct sefa_qp_params *qp)
 {
+	const struct sefa_device *dev = c->dev;
+	const struct sefa_profile *p = dev->profile;
 	uint32_t inline_max = p->inline_buf_size_ex ? p->inline_buf_size_ex :
 						      p->inline_buf_size;
 
-	if (qp->max_send_wr > p->max_sq_wr || qp->max_recv_wr > p->max_rq_wr ||
+	if (qp->max_send_wr > dev->limit[SEFA_LIMIT_SQ_DEPTH] ||
+	    qp->max_recv_wr > dev->limit[SEFA_LIMIT_RQ_DEPTH] ||
 	    qp->max_send_sge > p->max_sq_sge ||
 	    qp->max_recv_sge > p->max_rq_sge ||
 	    qp->max_inline > inline_max)
@@ -223,10 +225,14 @@ static int qpn_alloc(struct sefa_client *c, struct sefa_qp *qp)
 {
 	struct sefa_device *dev = c->dev;
 	unsigned int i;
+	int ret;
 
 	for (i = 0; i < SEFA_MAX_QP_IDX; i++) {
 		if (dev->qp[i])
 			continue;
+		ret = sefa_limit_take(c, SEFA_LIMIT_QP);
+		if (ret)
+			return ret;
 		/* Never QPN 0 or 1; a reused slot gets a new QPN. */
 		if (!++dev->qp_gen[i])
 			dev->qp_gen[i] = 1;
@@ -262,7 +268,7 @@ int sefa_qp_create(struct sefa_cmd *cmd, const struct sefa_qp_params *p,
 	if (!p->send_cq || !p->recv_cq)
 		return sefa_refuse(c, -EINVAL, "unknown %s CQ handle",
 				   p->send_cq ? "receive" : "send");
-	ret = qp_check_caps(c, dev->profile, p);
+	ret = qp_check_caps(c, p);
 	if (ret)
 		return ret;
 	ret = qp_udata(cmd, p, &ucmd, &wqe_size);
@@ -317,6 +323,7 @@ int sefa_qp_create(struct sefa_cmd *cmd, const struct sefa_qp_params *p,
 
 err_qpn:
 	dev->qp[qp->qpn & (SEFA_MAX_QP_IDX - 1)] = NULL;
+	sefa_limit_give(dev, SEFA_LIMIT_QP);
 err_free:
 	qp_free(c, qp);
 	return ret;
@@ -325,6 +332,7 @@ err_free:
 static void qp_unlink(struct sefa_qp *qp)
 {
 	qp->dev->qp[qp->qpn & (SEFA_MAX_QP_IDX - 1)] = NULL;
+	sefa_limit_give(qp->dev, SEFA_LIMIT_QP);
 	qp->pd->uobj.usecnt--;
 	qp->send_cq->uobj.usecnt--;
 	qp->recv_cq->uobj.usecnt--;
