@@ -346,6 +346,8 @@ void sefa_sysfs_remove(const struct sefa_daemon *d);
 /* How often, in ms, hw_counters are brought up to date (their lifespan). */
 #define SEFA_HW_COUNTERS_LIFESPAN_MS	100
 void sefa_sysfs_counters_refresh(struct sefa_daemon *d);
+int sefa_port_counter(size_t i, const struct sefa_counters *k,
+		      const char **name, uint64_t *v);
 
 /* device.c */
 int sefa_devices_init(struct sefa_daemon *d, unsigned int ndev);

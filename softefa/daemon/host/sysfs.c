@@ -184,6 +184,22 @@ static const struct counter_file device_counters[] = {
 };
 #undef ADMIN
 
+/*
+ * The port counter at @i: its hw_counters name and its value in @k;
+ * -ENOENT past the last.
+ */
+int sefa_port_counter(size_t i, const struct sefa_counters *k,
+		      const char **name, uint64_t *v)
+{
+	if (i >= ARRAY_SIZE(port_counters))
+		return -ENOENT;
+	*name = port_counters[i].name;
+	*v = 0;
+	if (port_counters[i].off != NO_COUNTER)
+		memcpy(v, (const char *)k + port_counters[i].off, sizeof(*v));
+	return 0;
+}
+
 /* The files of @n counters in @sub of the device's directory, from @k. */
 static int counters_put(const char *sys, const struct sefa_device *dev,
 			const char *sub, const struct counter_file *f,
