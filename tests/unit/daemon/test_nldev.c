@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "decoder_fixture.h"
@@ -372,6 +373,44 @@ START_TEST(not_a_request)
 }
 END_TEST
 
+/*
+ * Requests with bytes changed at random (a fixed seed, so a failure comes
+ * again): each answer is whole, and one naming an error names one the
+ * parser gives.
+ */
+START_TEST(mutated)
+{
+	static const unsigned int cmds[] = {
+		RDMA_NLDEV_CMD_GET, RDMA_NLDEV_CMD_PORT_GET,
+		RDMA_NLDEV_CMD_RES_QP_GET, RDMA_NLDEV_CMD_STAT_GET,
+		RDMA_NLDEV_CMD_GET_CHARDEV, RDMA_NLDEV_CMD_RES_GET,
+	};
+	unsigned int seed = 1, i, j, k;
+	struct req r;
+	size_t len;
+	int err;
+
+	for (i = 0; i < 3000; i++) {
+		req_init(&r, cmds[i % 6], i & 1 ? NLM_F_DUMP : 0);
+		req_u32(&r, RDMA_NLDEV_ATTR_DEV_INDEX, 0);
+		req_u32(&r, RDMA_NLDEV_ATTR_PORT_INDEX, 1);
+		req_attr(&r, RDMA_NLDEV_ATTR_CHARDEV_TYPE, "uverbs", 7);
+		len = r.h.nlmsg_len;
+		for (j = 0; j < 1 + i % 4; j++)
+			((uint8_t *)&r)[rand_r(&seed) % len] = rand_r(&seed);
+		input(&r, 1 + rand_r(&seed) % sizeof(r));
+		for (k = 0; k < got.n; k++) {
+			ck_assert_uint_eq(answer(k)->nlmsg_len, got.len[k]);
+			if (answer(k)->nlmsg_type != NLMSG_ERROR)
+				continue;
+			memcpy(&err, NLMSG_DATA(answer(k)), sizeof(err));
+			ck_assert(err == 0 || err == -EINVAL ||
+				  err == -EOPNOTSUPP || err == -ENOENT);
+		}
+	}
+}
+END_TEST
+
 static Suite *nldev_suite(void)
 {
 	Suite *s = suite_create("nldev");
@@ -394,6 +433,7 @@ static Suite *nldev_suite(void)
 	tcase_add_test(tc, failed_dump);
 	tcase_add_test(tc, several_in_one);
 	tcase_add_test(tc, not_a_request);
+	tcase_add_test(tc, mutated);
 	suite_add_tcase(s, tc);
 	return s;
 }
