@@ -57,7 +57,8 @@ static void nl_init(void)
 	if (!real_bind || !real_getsockname || !real_setsockopt ||
 	    !real_getsockopt || !real_sendto || !real_sendmsg ||
 	    !real_recvmsg || !real_recvfrom) {
-		fprintf(stderr, "libsoftefa-preload: no socket calls in libc\n");
+		fprintf(stderr,
+			"libsoftefa-preload: no socket calls in libc\n");
 		abort();
 	}
 }
