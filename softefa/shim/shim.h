@@ -9,13 +9,14 @@
  * /sys/class/infiniband{,_mad}, so those paths are redirected there for
  * the calls it uses (open, stat, opendir, scandir), as ibsim's umad2sim
  * does.  A device node is reported as its cdev; open() connects to
- * softefad, and read()/write()/ioctl() on that fd are forwarded as (call, pointer, length).  The shim understands no verbs
- * and no MADs: the daemon reads and writes this process's memory itself.
+ * softefad, and read()/write()/ioctl() on that fd are forwarded as (call,
+ * pointer, length).  The shim understands no verbs and no MADs: the
+ * daemon reads and writes this process's memory itself.
  *
  * wrappers.c holds the libc entry points, and netlink.c those of the
- * socket calls, the only symbols exported; init.c finds the calls they stand in front of, fdtable.c knows which fds
- * are the daemon's, redirect.c where a path goes, call.c how the daemon
- * is asked.
+ * socket calls, the only symbols exported; init.c finds the calls they
+ * stand in front of, fdtable.c knows which fds are the daemon's,
+ * redirect.c where a path goes, call.c how the daemon is asked.
  */
 #ifndef SEFA_SOFTEFA_SHIM_SHIM_H
 #define SEFA_SOFTEFA_SHIM_SHIM_H
