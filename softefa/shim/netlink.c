@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "proto.h"
@@ -25,9 +26,14 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-/* Netlink fds the shim tells apart, and their port ids (0: not one). */
+/*
+ * Netlink fds the shim tells apart, their port ids (0: not one) and their
+ * sockets' inodes: an fd closed where close() does not see it (dup2()
+ * over it, close_range()) and then reused names another inode.
+ */
 #define NL_MAX_FD	65536
 static _Atomic uint32_t nl_port[NL_MAX_FD];
+static _Atomic uint64_t nl_ino[NL_MAX_FD];
 /* After the first socket's pid, autobind's ids count down from here. */
 static _Atomic int32_t nl_rover = -4096;
 static atomic_bool nl_pid_taken;
@@ -65,10 +71,20 @@ static void nl_init(void)
 
 static uint32_t port_of(int fd)
 {
+	struct stat st;
+	uint32_t port;
+
 	pthread_once(&nl_once, nl_init);
 	if (fd < 0 || fd >= NL_MAX_FD)
 		return 0;
-	return atomic_load_explicit(&nl_port[fd], memory_order_acquire);
+	port = atomic_load_explicit(&nl_port[fd], memory_order_acquire);
+	if (!port)
+		return 0;
+	if (real_fstat(fd, &st) || st.st_ino != atomic_load(&nl_ino[fd])) {
+		atomic_store(&nl_port[fd], 0);
+		return 0;
+	}
+	return port;
 }
 
 /* The kernel's autobind: the process's pid first, then -4096 down. */
@@ -90,6 +106,7 @@ int nl_socket(int type)
 	};
 	int kind = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
 	struct sefa_reply r;
+	struct stat st;
 	int fd, err;
 
 	pthread_once(&nl_once, nl_init);
@@ -114,8 +131,13 @@ int nl_socket(int type)
 	err = EMFILE;
 	if (fd >= NL_MAX_FD)
 		goto err_close;
+	if (real_fstat(fd, &st)) {
+		err = errno;
+		goto err_close;
+	}
 	if (type & SOCK_NONBLOCK)
 		real_fcntl(fd, F_SETFL, O_NONBLOCK);
+	atomic_store(&nl_ino[fd], st.st_ino);
 	atomic_store_explicit(&nl_port[fd], autobind(), memory_order_release);
 	return fd;
 
