@@ -13,7 +13,7 @@ PACKAGES=(
 	pandoc man-db perftest infiniband-diags
 	iproute2 iputils-ping tshark tcpdump
 	libfabric1 libfabric-bin openmpi-bin libopenmpi-dev
-	valgrind strace
+	valgrind strace jq
 )
 
 # What test.sh needs on top, to build and check the .deb and .rpm packages.

@@ -59,6 +59,7 @@ enum sefa_op {
 	SEFA_OP_OPEN_UMAD,	/* umadN */
 	SEFA_OP_OPEN_ISSM,	/* issmN: answered once the port's SM is ours */
 	SEFA_OP_READ,		/* addr, len: read(2), never blocks */
+	SEFA_OP_OPEN_NETLINK,	/* a NETLINK_RDMA socket, see below */
 };
 
 enum sefa_ctl {
@@ -98,6 +99,15 @@ enum sefa_reply_type {
  * on the fd mean what they mean on a real umad fd.  read() never blocks in
  * the daemon: with nothing queued it is EAGAIN, and the shim, for a
  * blocking fd, waits for POLLIN and asks again.
+ */
+
+/*
+ * A NETLINK_RDMA socket: once the open is answered, every message on the
+ * connection is netlink as the kernel carries it.  The shim sends each
+ * sendmsg() as one message; the daemon answers each netlink message it
+ * takes with the kernel's answers, one netlink message per SOCK_SEQPACKET
+ * message, and puts 0 in their nlmsg_pid: the shim, which owns the port
+ * id, fills it in.
  */
 
 /*

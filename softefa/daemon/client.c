@@ -18,6 +18,7 @@
 #include "client.h"
 #include "status.h"
 #include "mad/mad.h"
+#include "nldev/nl.h"
 #include "nic/nic.h"
 #include "uverbs/uverbs.h"
 
@@ -211,6 +212,9 @@ static void *client_thread(void *arg)
 		ret = open_umad(c, &req);
 		if (!send_reply(c, SEFA_REPLY_DONE, ret ? -1 : 0, -ret) && !ret)
 			serve_device(c);
+	} else if (!ret && req.op == SEFA_OP_OPEN_NETLINK) {
+		if (!send_reply(c, SEFA_REPLY_DONE, 0, 0))
+			sefa_netlink_serve(c, client_is_admin(c));
 	} else if (!ret && req.op == SEFA_OP_CTL) {
 		serve_control(c, &req);
 	} else if (ret != -EPIPE) {

@@ -3,18 +3,20 @@
  * libsoftefa-preload.so: makes /dev/infiniband/{uverbs,umad,issm}N of a
  * SoftEFA host look like character devices to an unmodified process.
  *
- * RDMA netlink is refused so libibverbs reads the daemon's sysfs tree
- * (SYSFS_PATH); libibumad hard-codes /sys/class/infiniband{,_mad}, so those
- * paths are redirected there for the calls it uses (open, stat, opendir,
- * scandir), as ibsim's umad2sim does.  A device node is reported as its
- * cdev; open() connects to softefad, and read()/write()/ioctl() on that fd
- * are forwarded as (call, pointer, length).  The shim understands no verbs
- * and no MADs: the daemon reads and writes this process's memory itself.
+ * RDMA netlink is the daemon's too (netlink.c), so iproute2's rdma tool
+ * and libibverbs ask it, and libibverbs reads the daemon's sysfs tree
+ * (SYSFS_PATH) for the rest; libibumad hard-codes
+ * /sys/class/infiniband{,_mad}, so those paths are redirected there for
+ * the calls it uses (open, stat, opendir, scandir), as ibsim's umad2sim
+ * does.  A device node is reported as its cdev; open() connects to
+ * softefad, and read()/write()/ioctl() on that fd are forwarded as (call,
+ * pointer, length).  The shim understands no verbs and no MADs: the
+ * daemon reads and writes this process's memory itself.
  *
- * wrappers.c holds the libc entry points, the only symbols exported;
- * init.c finds the calls they stand in front of, fdtable.c knows which fds
- * are the daemon's, redirect.c where a path goes, call.c how the daemon
- * is asked.
+ * wrappers.c holds the libc entry points, and netlink.c those of the
+ * socket calls, the only symbols exported; init.c finds the calls they
+ * stand in front of, fdtable.c knows which fds are the daemon's,
+ * redirect.c where a path goes, call.c how the daemon is asked.
  */
 #ifndef SEFA_SOFTEFA_SHIM_SHIM_H
 #define SEFA_SOFTEFA_SHIM_SHIM_H
@@ -110,6 +112,10 @@ void file_release(void);
 int file_node(int fd, enum node_kind *kind, unsigned int *index);
 void file_forget(int fd);
 int file_dup(int oldfd, int newfd);
+
+/* netlink.c */
+int nl_socket(int type);
+void nl_forget(int fd);
 
 /* call.c */
 

@@ -259,6 +259,7 @@ EXPORT int close(int fd)
 	ensure_init();
 	file_forget(fd);
 	event_fd_forget(fd);
+	nl_forget(fd);
 	return real_close(fd);
 }
 
@@ -296,16 +297,11 @@ EXPORT int fcntl(int fd, int cmd, ...)
 	return ret;
 }
 
-/*
- * Without RDMA netlink libibverbs falls back to sysfs, ours.  Refuse it
- * even where the host kernel has RDMA, or real devices would hide ours.
- */
+/* NETLINK_RDMA is the daemon's (netlink.c); every other socket the host's. */
 EXPORT int socket(int domain, int type, int protocol)
 {
 	ensure_init();
-	if (domain == AF_NETLINK && protocol == NETLINK_RDMA) {
-		errno = EPROTONOSUPPORT;
-		return -1;
-	}
+	if (domain == AF_NETLINK && protocol == NETLINK_RDMA)
+		return nl_socket(type);
 	return real_socket(domain, type, protocol);
 }

@@ -12,45 +12,46 @@
 
 #define CNT(field)	offsetof(struct sefa_counters, field)
 /*
- * In the order softefa stats prints them: first what a QP's line has too,
- * then what only the device's line and sysfs show.  The stats names are
- * the project's older ones where sysfs has its own (rdma_reads is
- * rdma_read_wrs); impaired_remote_conn_events stays 0, as SoftEFA's
- * connections to a peer are either answered or time out, never degraded.
+ * The efa driver's port counters in its order, which rdma statistic shows
+ * too, then those softefa stats alone has.  softefa stats keeps its own
+ * names where sysfs has others (rdma_reads is rdma_read_wrs), and a QP's
+ * line leaves out the device_only ones.  impaired_remote_conn_events
+ * stays 0, as SoftEFA's connections to a peer are either answered or
+ * time out, never degraded.
  */
 const struct sefa_counter_name sefa_port_counter_names[] = {
-	{ "tx_pkts", "tx_pkts", CNT(tx_pkts), false },
 	{ "tx_bytes", "tx_bytes", CNT(tx_bytes), false },
-	{ "rx_pkts", "rx_pkts", CNT(rx_pkts), false },
+	{ "tx_pkts", "tx_pkts", CNT(tx_pkts), false },
 	{ "rx_bytes", "rx_bytes", CNT(rx_bytes), false },
+	{ "rx_pkts", "rx_pkts", CNT(rx_pkts), false },
 	{ "rx_drops", "rx_drops", CNT(rx_drops), false },
-	{ "rnr_retries", NULL, CNT(rnr_retries), false },
-	{ "errors", NULL, CNT(errors), false },
-	{ "rdma_reads", "rdma_read_wrs", CNT(rdma_reads), false },
-	{ "rdma_writes", "rdma_write_wrs", CNT(rdma_writes), false },
-	{ "retransmits", "retrans_pkts", CNT(retransmits), false },
-	{ "dup_drops", NULL, CNT(dup_drops), false },
-	{ "rdma_read_bytes", "rdma_read_bytes", CNT(rdma_read_bytes), false },
-	{ "rdma_write_bytes", "rdma_write_bytes", CNT(rdma_write_bytes),
-	  false },
-	{ "send_wrs", "send_wrs", CNT(send_wrs), true },
 	{ "send_bytes", "send_bytes", CNT(send_bytes), true },
-	{ "recv_wrs", "recv_wrs", CNT(recv_wrs), true },
+	{ "send_wrs", "send_wrs", CNT(send_wrs), true },
 	{ "recv_bytes", "recv_bytes", CNT(recv_bytes), true },
+	{ "recv_wrs", "recv_wrs", CNT(recv_wrs), true },
+	{ "rdma_reads", "rdma_read_wrs", CNT(rdma_reads), false },
+	{ "rdma_read_bytes", "rdma_read_bytes", CNT(rdma_read_bytes), false },
 	{ "rdma_read_wr_err", "rdma_read_wr_err", CNT(rdma_read_wr_err),
-	  true },
-	{ "rdma_write_wr_err", "rdma_write_wr_err", CNT(rdma_write_wr_err),
 	  true },
 	{ "rdma_read_resp_bytes", "rdma_read_resp_bytes",
 	  CNT(rdma_read_resp_bytes), true },
+	{ "rdma_writes", "rdma_write_wrs", CNT(rdma_writes), false },
+	{ "rdma_write_bytes", "rdma_write_bytes", CNT(rdma_write_bytes),
+	  false },
+	{ "rdma_write_wr_err", "rdma_write_wr_err", CNT(rdma_write_wr_err),
+	  true },
 	{ "rdma_write_recv_bytes", "rdma_write_recv_bytes",
 	  CNT(rdma_write_recv_bytes), true },
 	{ "retrans_bytes", "retrans_bytes", CNT(retrans_bytes), true },
+	{ "retransmits", "retrans_pkts", CNT(retransmits), false },
 	{ "retrans_timeout_events", "retrans_timeout_events",
 	  CNT(retrans_timeout_events), true },
 	{ "unresponsive_remote_events", "unresponsive_remote_events",
 	  CNT(unresponsive_remote_events), true },
 	{ NULL, "impaired_remote_conn_events", SEFA_NO_COUNTER, true },
+	{ "rnr_retries", NULL, CNT(rnr_retries), false },
+	{ "errors", NULL, CNT(errors), false },
+	{ "dup_drops", NULL, CNT(dup_drops), false },
 };
 #undef CNT
 const size_t sefa_port_counter_count =
