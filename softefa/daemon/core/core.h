@@ -135,6 +135,8 @@ int sefa_copy_to_user(struct sefa_client *c, uint64_t dst, const void *src,
 		      size_t len);
 int sefa_clear_user(struct sefa_client *c, uint64_t dst, size_t len);
 int sefa_user_is_zero(struct sefa_client *c, uint64_t src, size_t len);
+int sefa_user_pages_ok(struct sefa_client *c, uint64_t addr, uint64_t len,
+		       bool write);
 int sefa_fdget(struct sefa_client *c, int fd);
 
 /* A user buffer as an ioctl attribute or a write() payload describes it. */
