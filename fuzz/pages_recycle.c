@@ -64,8 +64,12 @@ int __wrap_sefa_pages_new(struct sefa_shm *s, unsigned int memfd_flags)
 
 void __wrap_sefa_pages_free(struct sefa_shm *s)
 {
-	/* a memfd made without sealing reports the seal on sealing itself */
-	if (npool == POOL_MAX || fcntl(s->fd, F_GET_SEALS) != F_SEAL_SEAL) {
+	/*
+	 * A memfd made without sealing reports the seal on sealing itself;
+	 * a range of a device file is the file's, not a segment to pool.
+	 */
+	if (s->in_file || npool == POOL_MAX ||
+	    fcntl(s->fd, F_GET_SEALS) != F_SEAL_SEAL) {
 		__real_sefa_pages_free(s);
 		return;
 	}

@@ -15,13 +15,18 @@
  * forwards the system call (number, user pointer, length) and the daemon
  * reads and writes the caller's memory itself, as copy_from_user() and
  * copy_to_user() do.
+ *
+ * The open hands over (SEFA_REPLY_FD) the file's memory, a memfd, and that
+ * is the fd the process gets: every mmap key is an offset in it, so even a
+ * bare mmap(2) system call maps what the key names.  The connection stays
+ * the shim's.
  */
 #ifndef SEFA_SOFTEFA_COMMON_PROTO_H
 #define SEFA_SOFTEFA_COMMON_PROTO_H
 
 #include <stdint.h>
 
-#define SEFA_PROTO_VERSION	1
+#define SEFA_PROTO_VERSION	2
 #define SEFA_SOCKET_NAME	"softefad.sock"
 #define SEFA_PID_NAME		"softefad.pid"
 /* Where softefa start has the daemon log. */
@@ -122,6 +127,7 @@ enum sefa_fd_kind {
 	SEFA_FD_ASYNC_EVENTS,		/* a context's async event file */
 	SEFA_FD_COMP_EVENTS,		/* a completion channel */
 	SEFA_FD_UMAD_READY,		/* a umad file's readiness */
+	SEFA_FD_UVERBS_FILE,		/* a uverbs file's memory */
 };
 
 struct sefa_reply {

@@ -188,6 +188,27 @@ static void client_unlink(struct sefa_client *c)
 	sefa_daemon_unlock(d);
 }
 
+/*
+ * uverbsN: the process's fd is the file's memory (sefa_file_open()), the
+ * conversation goes on over the connection.
+ */
+static int open_uverbs(struct sefa_client *c, uint64_t index)
+{
+	int ret, fd;
+
+	if (index >= c->d->ndev)
+		return -ENXIO;
+	ret = sefa_file_open(c);
+	if (ret)
+		return ret;
+	/* The device, which status_text() reads. */
+	sefa_daemon_lock(c->d);
+	c->dev = &c->d->dev[index];
+	ret = sefa_conn_install_fd(c, c->file_fd, SEFA_FD_UVERBS_FILE, &fd);
+	sefa_daemon_unlock(c->d);
+	return ret;
+}
+
 static void *client_thread(void *arg)
 {
 	struct sefa_client *c = arg;
@@ -196,17 +217,9 @@ static void *client_thread(void *arg)
 
 	ret = sefa_conn_recv_req(c, &req);
 	if (!ret && req.op == SEFA_OP_OPEN) {
-		if (req.arg < c->d->ndev) {
-			/* The device, which status_text() reads. */
-			sefa_daemon_lock(c->d);
-			c->dev = &c->d->dev[req.arg];
-			sefa_daemon_unlock(c->d);
-			ret = send_reply(c, SEFA_REPLY_DONE, 0, 0);
-			if (!ret)
-				serve_device(c);
-		} else {
-			send_reply(c, SEFA_REPLY_DONE, -1, ENXIO);
-		}
+		ret = open_uverbs(c, req.arg);
+		if (!send_reply(c, SEFA_REPLY_DONE, ret ? -1 : 0, -ret) && !ret)
+			serve_device(c);
 	} else if (!ret && (req.op == SEFA_OP_OPEN_UMAD ||
 			    req.op == SEFA_OP_OPEN_ISSM)) {
 		ret = open_umad(c, &req);
@@ -227,6 +240,7 @@ static void *client_thread(void *arg)
 	sefa_umad_close(c);
 	sefa_client_release(c);
 	sefa_daemon_unlock(c->d);
+	sefa_file_close(c);
 	close(c->sock);
 	free(c);
 	return NULL;

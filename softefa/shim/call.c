@@ -139,7 +139,7 @@ int open_node(enum node_kind kind, unsigned int index, int flags)
 {
 	struct shim_file *f;
 	int64_t ret;
-	int sock, fd, err, ready = -1;
+	int sock, fd, err, given = -1;
 
 	f = file_new(kind, index);
 	if (!f)
@@ -149,20 +149,20 @@ int open_node(enum node_kind kind, unsigned int index, int flags)
 		goto err_free;
 	err = EIO;
 	ret = shim_send(sock, nodes[kind].open_op, index, (unsigned int)flags,
-			0) ? -1 : shim_wait(-1, sock, &err, &ready);
-	if (ret < 0 || (kind == NODE_UMAD) != (ready >= 0)) {
+			0) ? -1 : shim_wait(-1, sock, &err, &given);
+	if (ret < 0 || (kind == NODE_ISSM) != (given < 0)) {
 		errno = ret < 0 ? err : EIO;
 		goto err_close;
 	}
 	fd = sock;
-	if (ready >= 0) {
+	if (given >= 0) {
 		/* what the process asked for goes to the fd it gets */
 		if (!(flags & O_CLOEXEC))
-			real_fcntl(ready, F_SETFD, 0);
+			real_fcntl(given, F_SETFD, 0);
 		if (flags & O_NONBLOCK)
-			real_fcntl(ready, F_SETFL, O_NONBLOCK);
+			real_fcntl(given, F_SETFL, O_NONBLOCK);
 		f->conn = sock;
-		fd = ready;
+		fd = given;
 	}
 	err = file_install(fd, f);
 	if (err) {
@@ -173,8 +173,8 @@ int open_node(enum node_kind kind, unsigned int index, int flags)
 
 err_close:
 	err = errno;
-	if (ready >= 0)
-		real_close(ready);
+	if (given >= 0)
+		real_close(given);
 	real_close(sock);
 	errno = err;
 err_free:
@@ -208,7 +208,10 @@ ssize_t node_read(int fd, enum node_kind kind, void *buf, size_t count)
 
 /*
  * mmap of the uverbs fd: the daemon hands over the memory (a memfd) that
- * backs the key, and the offset inside it; map that instead.
+ * backs the key, and the offset inside it; map that instead.  For the
+ * keys of the file's own memory that is the same mapping a bare mmap(2)
+ * makes; asking the daemon adds its checks of the key, as a kernel's
+ * device file makes them, and reaches the host's pages outside the file.
  */
 void *node_mmap(void *addr, size_t len, int prot, int flags, int fd,
 		off_t off)

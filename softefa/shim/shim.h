@@ -91,14 +91,16 @@ int redirect_statx(int dirfd, const char *path, int flags, unsigned int mask,
 
 /*
  * One open of a device node; dup()ed fds share it, as they share a file.
- * The fd the process holds is the connection to the daemon, except for
- * umadN: there it is the file's readiness socket (proto.h), so poll()
- * works, and the connection is one more fd of ours.
+ * The fd the process holds is what the daemon handed over at the open
+ * (proto.h): for uverbsN the file's memory, so that mmap(2) works even
+ * unseen by us, for umadN the file's readiness socket, so that poll()
+ * works; the connection is one more fd of ours.  issmN's fd is the
+ * connection itself.
  */
 struct shim_file {
 	enum node_kind kind;
 	unsigned int index;	/* the N of the node */
-	int conn;		/* umad: the connection; else -1, the fd is */
+	int conn;		/* the connection; -1 when the fd is */
 	unsigned int refs;	/* fds naming it, under files_lock */
 	pthread_mutex_t lock;	/* one system call on the wire at a time */
 };

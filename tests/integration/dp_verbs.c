@@ -856,6 +856,78 @@ START_TEST(query_mr)
 END_TEST
 
 /*
+ * A file mapped PROT_READ, as fabtests' test_efa_mmap maps one: the device
+ * may read it, so a region without write rights registers and carries
+ * the file's bytes; one that lets the device write cannot pin it for
+ * writing (ib_umem_get()), EFAULT, and neither can any region of pages
+ * the process may not read.
+ */
+START_TEST(reg_mr_read_only)
+{
+	static const int writable[] = {
+		IBV_ACCESS_LOCAL_WRITE,
+		IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ,
+	};
+	struct ibv_qp *a, *b;
+	struct ibv_ah *ah;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	char path[] = "/tmp/dp_verbs_ro.XXXXXX";
+	uint8_t *ro, *none;
+	unsigned int i;
+	int fd;
+
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	ck_assert_int_eq(ftruncate(fd, 2 * 4096), 0);
+	ck_assert_int_eq(pwrite(fd, "read-only", 9, 4096), 9);
+	ro = mmap(NULL, 2 * 4096, PROT_READ, MAP_SHARED, fd, 0);
+	ck_assert_ptr_ne(ro, MAP_FAILED);
+	close(fd);
+
+	for (i = 0; i < sizeof(writable) / sizeof(writable[0]); i++) {
+		errno = 0;
+		ck_assert_ptr_null(ibv_reg_mr(e.pd, ro, 2 * 4096, writable[i]));
+		ck_assert_int_eq(errno, EFAULT);
+	}
+	if (e.dv.device_caps & EFADV_DEVICE_ATTR_CAPS_RDMA_READ) {
+		mr = ibv_reg_mr(e.pd, ro, 2 * 4096, IBV_ACCESS_REMOTE_READ);
+		ck_assert_ptr_nonnull(mr);
+		ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	}
+	mr = ibv_reg_mr(e.pd, ro, 2 * 4096, 0);
+	ck_assert_ptr_nonnull(mr);
+
+	/* the device reads it: the file's bytes arrive */
+	a = make_qp(false, e.cq, -1);
+	b = make_qp(false, e.cq, -1);
+	ah = make_ah();
+	memset(e.buf, MARK, GRH_LEN + 16);
+	post_recv(b, 0, GRH_LEN + 16, 1);
+	ck_assert_int_eq(post_send(a, ah, b->qp_num, (uintptr_t)ro + 4096, 9,
+				   mr->lkey, 2, false), 0);
+	for (i = 0; i < 2; i++) {
+		wc = dp_poll_one(e.cq, WAIT_MS);
+		ck_assert_msg(wc.status == IBV_WC_SUCCESS, "status %s",
+			      ibv_wc_status_str(wc.status));
+	}
+	ck_assert_mem_eq(e.buf + GRH_LEN, "read-only", 9);
+	destroy_pair(a, b, ah);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+
+	/* pages it may not read at all, whatever the access */
+	none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(none, MAP_FAILED);
+	errno = 0;
+	ck_assert_ptr_null(ibv_reg_mr(e.pd, none, 4096, 0));
+	ck_assert_int_eq(errno, EFAULT);
+	munmap(none, 4096);
+	munmap(ro, 2 * 4096);
+}
+END_TEST
+
+/*
  * libibverbs waits, in ibv_destroy_cq(), for the application to ack every
  * event the kernel says it read.  An event queued but never read must not
  * count, or the destroy would hang; one read and acked must.
@@ -928,6 +1000,7 @@ static Suite *dp_suite(void)
 	tcase_add_loop_test(t, wrong_qkey, 0, 2);
 	tcase_add_test(t, rdma_read);
 	tcase_add_test(t, query_mr);
+	tcase_add_test(t, reg_mr_read_only);
 	tcase_add_test(t, cq_events_on_destroy);
 	suite_add_tcase(s, t);
 	return s;

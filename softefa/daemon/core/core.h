@@ -9,11 +9,16 @@
 
 #include "host/host.h"
 
-/* A memory region the client may mmap. */
+/*
+ * A memory region the client may mmap: pages of its owner's device file
+ * from @base (in_file), or a memfd of its own from 0.
+ */
 struct sefa_shm {
 	int fd;
 	void *addr;
+	size_t base;
 	size_t len;
+	bool in_file;
 	unsigned int refs;
 	struct sefa_client *owner;	/* whose queue memory it is, if any */
 };
@@ -98,7 +103,16 @@ struct sefa_client {
 	unsigned int nuobj;
 	struct sefa_mmap_entry *mmap;
 	unsigned int nmmap;
-	unsigned int mmap_seq;
+	/*
+	 * The open file's own memory, a memfd the process holds as its
+	 * uverbs fd (has_file): every mmap key is an offset in it, where
+	 * the pages of the key are, so that a bare mmap(2) system call on
+	 * the fd maps them.  Offsets below mmap_end are taken, and never
+	 * given out again.
+	 */
+	bool has_file;
+	int file_fd;
+	uint64_t mmap_end;
 
 	struct sefa_req_note note;
 	bool told_no_ioctl;		/* --abi write: libibverbs knows */
@@ -121,6 +135,8 @@ int sefa_copy_to_user(struct sefa_client *c, uint64_t dst, const void *src,
 		      size_t len);
 int sefa_clear_user(struct sefa_client *c, uint64_t dst, size_t len);
 int sefa_user_is_zero(struct sefa_client *c, uint64_t src, size_t len);
+int sefa_user_pages_ok(struct sefa_client *c, uint64_t addr, uint64_t len,
+		       bool write);
 int sefa_fdget(struct sefa_client *c, int fd);
 
 /* A user buffer as an ioctl attribute or a write() payload describes it. */
@@ -191,9 +207,12 @@ void sefa_limit_give(struct sefa_device *dev, enum sefa_limit k);
 
 /* pages.c */
 int sefa_pages_new(struct sefa_shm *s, unsigned int memfd_flags);
+int sefa_pages_in_file(struct sefa_shm *s, int file_fd);
 void sefa_pages_free(struct sefa_shm *s);
 
 /* shm.c */
+int sefa_file_open(struct sefa_client *c);
+void sefa_file_close(struct sefa_client *c);
 struct sefa_shm *sefa_shm_new(struct sefa_client *c, size_t len);
 struct sefa_shm *sefa_shm_new_ro(size_t len);
 struct sefa_shm *sefa_shm_get(struct sefa_shm *s);

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Device memory shared with a client: rings and doorbell pages live in
- * memfds that the daemon maps and hands to the client on mmap() of the
- * uverbs fd, under a key, as rdma_user_mmap_entry_insert() does.
+ * the open file's own memfd, which is the process's uverbs fd, at the
+ * offset that is their key (rdma_user_mmap_entry_insert()).  A kernel's
+ * device file maps a key by itself, whoever calls mmap(2): this one too,
+ * so a process whose mmap() goes straight to the system call (a memory
+ * monitor's hooks) reaches the device's memory all the same.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,8 +13,49 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "core/core.h"
+
+/* Beyond this the file has no offsets left: the calls that need one fail. */
+#define SEFA_FILE_MAX	(1ULL << 44)
+
+/* The device file of a uverbs open: empty, it grows as keys are taken. */
+int sefa_file_open(struct sefa_client *c)
+{
+	c->file_fd = memfd_create("softefa-uverbs", MFD_CLOEXEC);
+	if (c->file_fd < 0)
+		return -errno;
+	c->has_file = true;
+	return 0;
+}
+
+void sefa_file_close(struct sefa_client *c)
+{
+	if (!c->has_file)
+		return;
+	close(c->file_fd);
+	c->has_file = false;
+}
+
+/*
+ * @len bytes of @c's key space, never taken before: the file grows to
+ * cover them, so a mapping of them finds pages, not the end of the file.
+ * Page 0 stays out, as key 0 means none.
+ */
+static int file_take(struct sefa_client *c, size_t len, uint64_t *off)
+{
+	uint64_t start = c->mmap_end ? c->mmap_end : SEFA_PAGE_SIZE;
+
+	len = (len + SEFA_PAGE_SIZE - 1) & ~(size_t)(SEFA_PAGE_SIZE - 1);
+	if (len > SEFA_FILE_MAX - start)
+		return sefa_refuse(c, -ENOMEM, "the device file's offsets are spent");
+	if (c->has_file && ftruncate(c->file_fd, start + len))
+		return -errno;
+	c->mmap_end = start + len;
+	*off = start;
+	return 0;
+}
 
 /*
  * Whole pages for a ring or a doorbell of client @c, charged to its queue
@@ -31,7 +75,12 @@ struct sefa_shm *sefa_shm_new(struct sefa_client *c, size_t len)
 	s->len = len;
 	s->refs = 1;
 	s->owner = c;
-	if (sefa_pages_new(s, 0))
+	if (!c->has_file) {
+		if (sefa_pages_new(s, 0))
+			goto err_free;
+		return s;
+	}
+	if (file_take(c, len, &s->base) || sefa_pages_in_file(s, c->file_fd))
 		goto err_free;
 	return s;
 
@@ -84,12 +133,28 @@ void sefa_shm_put(struct sefa_shm *s)
 	free(s);
 }
 
-/* Offer @len bytes of @s from @off under a new key of client @c. */
+/*
+ * Offer @len bytes of @s from @off under a key of client @c: where they
+ * are in its file.  Pages that are not the file's (the host's read-only
+ * page) get offsets of their own that stay holes: a bare mmap(2) of
+ * those finds zeroes, which mean an awake device, and only the shim's
+ * mmap() reaches the real page.
+ */
 int sefa_mmap_insert(struct sefa_client *c, struct sefa_shm *s, size_t off,
 		     size_t len, uint64_t *key)
 {
 	struct sefa_mmap_entry *e;
+	uint64_t where;
 	unsigned int i;
+	int ret;
+
+	if (s->in_file && s->owner == c) {
+		where = s->base + off;
+	} else {
+		ret = file_take(c, len, &where);
+		if (ret)
+			return ret;
+	}
 
 	for (i = 0; i < c->nmmap; i++)
 		if (!c->mmap[i].shm)
@@ -106,8 +171,7 @@ int sefa_mmap_insert(struct sefa_client *c, struct sefa_shm *s, size_t off,
 	e->shm = sefa_shm_get(s);
 	e->off = off;
 	e->len = len;
-	/* Keys are page offsets, unique for the client's lifetime. */
-	e->key = (uint64_t)++c->mmap_seq * SEFA_PAGE_SIZE;
+	e->key = where;
 	*key = e->key;
 	return 0;
 }
@@ -163,7 +227,7 @@ int64_t sefa_uverbs_mmap(struct sefa_client *c, uint64_t key, uint64_t len,
 		return sefa_refuse(c, -EINVAL, "%llu bytes beyond the key's %zu",
 				   (unsigned long long)len,
 				   e->shm->len - e->off);
-	off = e->off;
+	off = e->shm->base + e->off;
 	ret = sefa_conn_install_fd(c, e->shm->fd, SEFA_FD_MEMORY, &fd);
 	return ret ? ret : (int64_t)off;
 }

@@ -6,6 +6,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -112,6 +114,56 @@ int sefa_user_is_zero(struct sefa_client *c, uint64_t src, size_t len)
 		len -= n;
 	}
 	return 1;
+}
+
+/*
+ * What pinning [@addr, @addr + @len) for the device asks of the process's
+ * mappings, as pin_user_pages() asks it (check_vma_flags()): mapped all
+ * the way, readable, and writable too when the device may write (@write,
+ * the kernel's FOLL_WRITE).  A read-only mapping, a file's mapped
+ * PROT_READ say, cannot be pinned for writing; -EFAULT then, as from
+ * ib_umem_get().  The mappings are read from /proc, which asks what
+ * process_vm_readv() asks.
+ */
+int sefa_user_pages_ok(struct sefa_client *c, uint64_t addr, uint64_t len,
+		       bool write)
+{
+	uint64_t at = addr, end = addr + len, lo, hi;
+	char path[64], perms[8];
+	const char *why;
+	FILE *f;
+
+	if (!user_range_ok(addr, len))
+		return sefa_refuse(c, -EFAULT, "no memory at %#llx",
+				   (unsigned long long)addr);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)c->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return sefa_refuse(c, -EFAULT, "cannot read the mappings of pid %d",
+				   (int)c->pid);
+	why = "not mapped";
+	while (at < end &&
+	       fscanf(f, "%" SCNx64 "-%" SCNx64 " %7s%*[^\n]", &lo, &hi,
+		      perms) == 3) {
+		if (hi <= at)
+			continue;
+		if (lo > at)
+			break;
+		if (perms[0] != 'r') {
+			why = "not readable";
+			break;
+		}
+		if (write && perms[1] != 'w') {
+			why = "read-only, and the access lets the device write";
+			break;
+		}
+		at = hi;
+	}
+	fclose(f);
+	if (at < end)
+		return sefa_refuse(c, -EFAULT, "memory at %#llx is %s",
+				   (unsigned long long)at, why);
+	return 0;
 }
 
 /* Copy min(len, b->len) bytes of @b; the rest of @dst is zeroed. */

@@ -206,13 +206,16 @@ static int mr_add(struct sefa_client *c, struct sefa_pd *pd,
 	return 0;
 }
 
+/* The rights that let the device write a region's pages. */
+#define MR_WRITABLE (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+		     IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND)
+
 int sefa_mr_reg(struct sefa_client *c, struct sefa_pd *pd, uint64_t addr,
 		uint64_t length, uint64_t iova, uint32_t access,
 		struct sefa_mr **out)
 {
 	struct sefa_device *dev = pd->dev;
 	struct sefa_mr *mr;
-	uint8_t probe;
 	int ret;
 
 	ret = mr_access_ok(dev, access);
@@ -223,10 +226,14 @@ int sefa_mr_reg(struct sefa_client *c, struct sefa_pd *pd, uint64_t addr,
 		return sefa_refuse(c, -EINVAL,
 				   "length %llu is 0, wraps or is above max_mr_size",
 				   (unsigned long long)length);
-	/* Pinning would fault on memory the process does not have. */
-	if (sefa_copy_from_user(c, &probe, addr, 1) ||
-	    sefa_copy_from_user(c, &probe, addr + length - 1, 1))
-		return -EFAULT;
+	/*
+	 * Pinning faults on memory the process does not have, or may not
+	 * write when the access lets the device write (ib_umem_get() and
+	 * ib_access_writable()).
+	 */
+	ret = sefa_user_pages_ok(c, addr, length, access & MR_WRITABLE);
+	if (ret)
+		return ret;
 
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)

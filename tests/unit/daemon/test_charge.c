@@ -3,8 +3,8 @@
  * What a client may make the daemon hold, on the NIC fixture's host, where
  * the client is this very process: the pages its regions pin against its
  * own RLIMIT_MEMLOCK (CAP_IPC_LOCK dropped first, as root keeps it), a
- * region whose process exited, and the caps on objects and queue memory
- * per file.
+ * region whose process exited, the caps on objects and queue memory
+ * per file, and where a file's keys are in its memory.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -149,6 +150,53 @@ START_TEST(queue_cap)
 END_TEST
 
 /*
+ * A file's keys are where their pages are in the file's memory, so a bare
+ * mmap(2) of the file at a key maps them; a freed range reads zero and
+ * its offsets never come back for another object.
+ */
+START_TEST(file_keys)
+{
+	struct sefa_client *c = fx_pd(0)->uobj.c;
+	struct sefa_shm *a, *b, *host;
+	uint64_t ka, kh;
+	uint8_t byte;
+	uint8_t *p;
+
+	ck_assert_int_eq(sefa_file_open(c), 0);
+	a = sefa_shm_new(c, SEFA_PAGE_SIZE);
+	ck_assert_ptr_nonnull(a);
+	ck_assert(a->in_file);
+	ck_assert_int_eq(sefa_mmap_insert(c, a, 0, SEFA_PAGE_SIZE, &ka), 0);
+	ck_assert_uint_ne(ka, 0);
+	ck_assert_uint_eq(ka, a->base);
+	p = mmap(NULL, SEFA_PAGE_SIZE, PROT_READ, MAP_SHARED, c->file_fd, ka);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	((uint8_t *)a->addr)[7] = 0x5a;
+	ck_assert_uint_eq(p[7], 0x5a);
+	ck_assert_int_eq(munmap(p, SEFA_PAGE_SIZE), 0);
+
+	/* the host's page is no file's: a key of its own, past a's */
+	host = sefa_shm_new_ro(SEFA_PAGE_SIZE);
+	ck_assert_ptr_nonnull(host);
+	ck_assert_int_eq(sefa_mmap_insert(c, host, 0, SEFA_PAGE_SIZE, &kh), 0);
+	ck_assert_uint_gt(kh, ka);
+
+	sefa_mmap_remove(c, a);
+	sefa_shm_put(a);
+	ck_assert_int_eq(pread(c->file_fd, &byte, 1, ka + 7), 1);
+	ck_assert_uint_eq(byte, 0);
+	b = sefa_shm_new(c, SEFA_PAGE_SIZE);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_uint_gt(b->base, kh);
+
+	sefa_mmap_remove(c, host);
+	sefa_shm_put(host);
+	sefa_shm_put(b);
+	sefa_file_close(c);
+}
+END_TEST
+
+/*
  * A region whose process exited moves nothing any more, whichever process
  * gets its pid next; the next process of that pid has an mm of its own.
  */
@@ -213,6 +261,7 @@ static Suite *charge_suite(void)
 	tcase_add_test(tc, limit);
 	tcase_add_test(tc, object_cap);
 	tcase_add_test(tc, queue_cap);
+	tcase_add_test(tc, file_keys);
 	tcase_add_test(tc, process_gone);
 	suite_add_tcase(s, tc);
 	return s;
