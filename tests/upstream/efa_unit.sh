@@ -10,6 +10,8 @@
 # that fails, or ends the program, fails the test, named.  Prints the
 # counts and the wall time.
 # Usage: efa_unit.sh BUILD PROFILE [v64|ours]	(default v64)
+# lib.sh reads UP_EFA
+# shellcheck disable=SC2034
 UP_EFA=${3:-v64}
 . "$(dirname "$0")/lib.sh" "$1" efa-unit
 PROFILE=$2
@@ -55,8 +57,9 @@ echo "efa_unit_test on $PROFILE through $UP_PROVIDER: $run run, $passed" \
 	"passed, $failed failed, $skipped skipped, $nlisted" \
 	"left out; $wall s"
 
-echo "skipped themselves:" $(awk '/^\[ RUN      \] / { cur = $4; next }
-	cur != "" && /^\[  SKIPPED \] / { print cur; cur = "" }' "$RUN/unit.out")
+echo "skipped themselves: $(awk '/^\[ RUN      \] / { cur = $4; next }
+	cur != "" && /^\[  SKIPPED \] / { print cur }
+	/^\[ +(OK|FAILED|ERROR|SKIPPED) +\] / { cur = "" }' "$RUN/unit.out" | paste -sd' ')"
 grep "^cmocka_skip: " "$RUN/unit.out" >/dev/null ||
 	fail "cmocka_skip.so did not filter the cases: $(head -20 "$RUN/unit.out")"
 # a name in the list that the binary no longer has is a stale entry
@@ -68,8 +71,8 @@ grep "^cmocka_skip: .* $want in " "$RUN/unit.out" >/dev/null ||
 	fail "$crashed ended efa_unit_test (exit status $rc): $(grep -A30 "RUN      \] $crashed\$" "$RUN/unit.out")"
 if [ "$failed" -ne 0 ]; then
 	for name in $(awk '/^\[ RUN      \] / { cur = $4; next }
-		cur != "" && /^\[  (FAILED  |ERROR   )\] / { print cur; cur = "" }
-		/^\[       OK \] |^\[  SKIPPED \] / { cur = "" }' "$RUN/unit.out"); do
+		cur != "" && /^\[  (FAILED  |ERROR   )\] / { print cur }
+		/^\[ +(OK|FAILED|ERROR|SKIPPED) +\] / { cur = "" }' "$RUN/unit.out"); do
 		echo "--- $name" >&2
 		awk -v n="$name" '$0 ~ "^\\[ RUN      \\] " n "$" { on = 1 }
 			on { print } on && /^\[  (FAILED  |ERROR   )\] / { exit }' \
