@@ -24,6 +24,7 @@ PACKAGING_PACKAGES=(
 # What building the current upstream stack (tests/upstream) needs on top.
 UPSTREAM_PACKAGES=(
 	libudev-dev autoconf automake libtool
+	cython3 python3-dev
 )
 
 # install_packages [extra package...]: PACKAGES and these, where missing.

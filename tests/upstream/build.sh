@@ -1,6 +1,6 @@
 #!/bin/bash
-# build.sh [rdma-core|libfabric|fabtests|all]: build the current upstream EFA
-# stack (rdma-core v64, libfabric 2.x, fabtests) from the source archives in
+# build.sh [rdma-core|pyverbs|libfabric|fabtests|all]: build the current
+# upstream EFA stack (rdma-core v64, libfabric 2.x, fabtests) from the source archives in
 # $SEFA_UPSTREAM_DIR (by default ../shared/upstream beside the checkout)
 # once, and print the prefix it is installed in.
 #
@@ -13,6 +13,9 @@
 # Prints on stdout one line: the prefix P, with P/rdma-core (libibverbs,
 # libefa, their tools, pkg-config files) and P/libfabric (libfabric and
 # fabtests).  The build's own output goes to P/*.log.
+# pyverbs (asked for by name alone, all leaves it out) adds rdma-core's
+# python bindings and test suite to its build tree: P/src/rdma-core/build
+# then holds bin/run_tests.py and python/pyverbs, for /usr/bin/python3.
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/common.sh"
 
@@ -23,9 +26,9 @@ RDMA=rdma-core-64.0.tar.xz
 FABRIC=libfabric-2.6.0.tar.xz
 
 case $want in
-rdma-core | libfabric | fabtests | all) ;;
+rdma-core | pyverbs | libfabric | fabtests | all) ;;
 *)
-	echo "usage: $0 [rdma-core|libfabric|fabtests|all]" >&2
+	echo "usage: $0 [rdma-core|pyverbs|libfabric|fabtests|all]" >&2
 	exit 2
 	;;
 esac
@@ -81,6 +84,24 @@ build_rdma_core() {
 		cmake --install "$P/src/rdma-core/build"
 }
 
+# pyverbs in the rdma-core build tree, configured again with it, building
+# its targets alone: the libraries they link are built already and stay as
+# they are, and nothing is installed, so $P/rdma-core does not change for
+# the other users.  Debian's cython3 is built for /usr/bin/python3, which
+# is named, as another python3 may come first on PATH.
+build_pyverbs() {
+	local b=$P/src/rdma-core/build start=$SECONDS
+
+	cmake -S "$P/src/rdma-core" -B "$b" -DNO_PYVERBS=0 \
+		-DPYTHON_EXECUTABLE=/usr/bin/python3 || return
+	[ -e "$b/pyverbs/Makefile" ] || {
+		echo "cmake found no cython for pyverbs" >&2
+		return 1
+	}
+	make -C "$b/pyverbs" -j"$(nproc)" || return
+	echo "pyverbs built in $((SECONDS - start)) s"
+}
+
 build_libfabric() {
 	unpack "$FABRIC" libfabric
 	cd "$P/src/libfabric"
@@ -100,7 +121,8 @@ build_fabtests() {
 }
 
 step rdma-core build_rdma_core
-if [ "$want" != rdma-core ]; then
+[ "$want" != pyverbs ] || step pyverbs build_pyverbs
+if [ "$want" != rdma-core ] && [ "$want" != pyverbs ]; then
 	step libfabric build_libfabric
 	[ "$want" = libfabric ] || step fabtests build_fabtests
 fi
