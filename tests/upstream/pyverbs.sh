@@ -16,6 +16,8 @@
 # which network device goes with the RDMA port: under softefa exec the
 # shim answers it for the SoftEFA device.
 UP_EFA=${2:-v64}
+LIBEFA="v64's libefa"
+[ "$UP_EFA" != ours ] || LIBEFA="our libefa"
 . "$(dirname "$0")/lib.sh" "$1" pyverbs
 shift 2 || shift $#
 TESTS=$P/src/rdma-core/tests
@@ -44,7 +46,7 @@ up_run env PYTHONPATH="$PY" timeout 1200 /usr/bin/python3 \
 	>"$RUN/pyverbs.out" 2>&1 || rc=$?
 cat "$RUN/pyverbs.out"
 [ "$rc" -ne 124 ] || fail "the suite did not end within 1200 s"
-[ "$rc" -eq 0 ] || fail "pyverbs through $UP_EFA's libefa: exit status $rc"
+[ "$rc" -eq 0 ] || fail "pyverbs through $LIBEFA: exit status $rc"
 grep -q "^pyverbs: [1-9][0-9]* run, [1-9][0-9]* passed" "$RUN/pyverbs.out" ||
 	fail "no test of the suite passed"
-echo "ok: pyverbs through $UP_EFA's libefa, in $((SECONDS - start)) s"
+echo "ok: pyverbs through $LIBEFA, in $((SECONDS - start)) s"
