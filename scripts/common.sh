@@ -25,6 +25,7 @@ PACKAGING_PACKAGES=(
 UPSTREAM_PACKAGES=(
 	libudev-dev autoconf automake libtool
 	libcmocka-dev
+	cython3 python3-dev
 )
 
 # install_packages [extra package...]: PACKAGES and these, where missing.

@@ -386,6 +386,11 @@ struct ibv_cq_ex *efadv_create_cq(struct ibv_context *ibvctx,
 
 struct efadv_cq *efadv_cq_from_ibv_cq_ex(struct ibv_cq_ex *ibvcqx)
 {
+	/* a failed ibv_create_cq_ex() handed on unchecked */
+	if (!ibvcqx) {
+		errno = EINVAL;
+		return NULL;
+	}
 	if (!efa_is_dev(ibvcqx->context->device)) {
 		errno = EOPNOTSUPP;
 		return NULL;

@@ -315,9 +315,9 @@ static int efa_poll_one_ex(struct efa_cq *cq)
 	struct efa_qp *qp;
 
 	cqe = efa_cq_next_cqe(cq);
-	cq->cur_cqe = cqe;
 	if (!cqe)
 		return ENOENT;
+	cq->cur_cqe = cqe;
 
 	qp = efa_cqe_qp(cq, cqe->qp_num);
 	cq->cur_qp = qp;
@@ -356,13 +356,17 @@ static int efa_next_poll(struct ibv_cq_ex *ibvcqx)
 	return efa_poll_one_ex(to_efa_cq_ex(ibvcqx));
 }
 
-/* Only called after a start_poll that found an entry, so always update. */
+/*
+ * Only called after a start_poll that found an entry, so always update.
+ * The last entry stays the current one until a poll finds another, as in
+ * upstream's provider: callers such as pyverbs ask efadv_wc_is_unsolicited()
+ * once the poll is over, and the entry stays in the ring until the device
+ * comes round to its slot again.
+ */
 static void efa_end_poll(struct ibv_cq_ex *ibvcqx)
 {
 	struct efa_cq *cq = to_efa_cq_ex(ibvcqx);
 
-	cq->cur_cqe = NULL;
-	cq->cur_qp = NULL;
 	efa_cq_update_db(cq);
 	efa_spin_unlock(&cq->lock);
 }
@@ -445,10 +449,14 @@ static int efa_wc_read_sgid(struct efadv_cq *efadv_cq, union ibv_gid *sgid)
 {
 	struct efa_cq *cq = to_efa_cq_dv(efadv_cq);
 	const struct efa_io_rx_cdesc_ex *rcqe = (const void *)cq->cur_cqe;
-	uint8_t flags = rcqe->base.common.flags;
+	uint8_t flags;
 
 	if (!cq->with_sgid)
 		return -EOPNOTSUPP;
+	/* no entry polled yet */
+	if (!rcqe)
+		return -ENOENT;
+	flags = rcqe->base.common.flags;
 	if (efa_cqe_is_send(flags) || rcqe->base.ah != EFA_IO_AH_UNKNOWN ||
 	    efa_cqe_op(flags) == EFA_IO_RDMA_WRITE || cq->cur_qp->sq.connected)
 		return -ENOENT;
@@ -463,7 +471,10 @@ static int efa_wc_read_sgid(struct efadv_cq *efadv_cq, union ibv_gid *sgid)
  */
 static bool efa_wc_is_unsolicited(struct efadv_cq *efadv_cq)
 {
-	return efa_cqe_is_unsolicited(to_efa_cq_dv(efadv_cq)->cur_cqe->flags);
+	const struct efa_io_cdesc_common *cqe = to_efa_cq_dv(efadv_cq)->cur_cqe;
+
+	/* no entry polled yet */
+	return cqe && efa_cqe_is_unsolicited(cqe->flags);
 }
 
 void efa_cq_fill_pfns(struct efa_cq *cq, uint64_t wc_flags)

@@ -629,6 +629,14 @@ int efadv_query_qp_wqs(struct ibv_qp *ibvqp, struct efadv_wq_attr *sq_attr,
 
 struct efadv_qp *efadv_qp_from_ibv_qp_ex(struct ibv_qp_ex *ibvqpx)
 {
+	/*
+	 * ibv_qp_to_qp_ex() gives NULL for a QP created without send ops
+	 * flags, and callers hand that on unchecked.
+	 */
+	if (!ibvqpx) {
+		errno = EINVAL;
+		return NULL;
+	}
 	if (!efa_is_dev(ibvqpx->qp_base.context->device)) {
 		errno = EOPNOTSUPP;
 		return NULL;

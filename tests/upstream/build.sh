@@ -1,8 +1,8 @@
 #!/bin/bash
-# build.sh [rdma-core|libfabric|fabtests|efa-unit|all]: build the current
-# upstream EFA stack (rdma-core v64, libfabric 2.x, fabtests, libfabric's
-# EFA unit test) from the source archives in $SEFA_UPSTREAM_DIR (by
-# default ../shared/upstream beside the checkout) once, and print the
+# build.sh [rdma-core|pyverbs|libfabric|fabtests|efa-unit|all]: build the
+# current upstream EFA stack (rdma-core v64, libfabric 2.x, fabtests,
+# libfabric's EFA unit test) from the source archives in $SEFA_UPSTREAM_DIR
+# (by default ../shared/upstream beside the checkout) once, and print the
 # prefix it is installed in.
 #
 # The result is cached outside the checkout, in $SEFA_UPSTREAM_CACHE
@@ -17,6 +17,9 @@
 # (cmocka), built apart: configured for it, libfabric has test hooks and
 # wrapped calls in it, and must not replace P/libfabric.  The build's own
 # output goes to P/*.log.
+# pyverbs adds rdma-core's python bindings and test suite to its build
+# tree: P/src/rdma-core/build then holds bin/run_tests.py and
+# python/pyverbs, for /usr/bin/python3.  all builds every step.
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/common.sh"
 
@@ -27,9 +30,9 @@ RDMA=rdma-core-64.0.tar.xz
 FABRIC=libfabric-2.6.0.tar.xz
 
 case $want in
-rdma-core | libfabric | fabtests | efa-unit | all) ;;
+rdma-core | pyverbs | libfabric | fabtests | efa-unit | all) ;;
 *)
-	echo "usage: $0 [rdma-core|libfabric|fabtests|efa-unit|all]" >&2
+	echo "usage: $0 [rdma-core|pyverbs|libfabric|fabtests|efa-unit|all]" >&2
 	exit 2
 	;;
 esac
@@ -86,6 +89,24 @@ build_rdma_core() {
 		cmake --install "$P/src/rdma-core/build"
 }
 
+# pyverbs in the rdma-core build tree, configured again with it, building
+# its targets alone: the libraries they link are built already and stay as
+# they are, and nothing is installed, so $P/rdma-core does not change for
+# the other users.  Debian's cython3 is built for /usr/bin/python3, which
+# is named, as another python3 may come first on PATH.
+build_pyverbs() {
+	local b=$P/src/rdma-core/build start=$SECONDS
+
+	cmake -S "$P/src/rdma-core" -B "$b" -DNO_PYVERBS=0 \
+		-DPYTHON_EXECUTABLE=/usr/bin/python3 || return
+	[ -e "$b/pyverbs/Makefile" ] || {
+		echo "cmake found no cython for pyverbs" >&2
+		return 1
+	}
+	make -C "$b/pyverbs" -j"$(nproc)" || return
+	echo "pyverbs built in $((SECONDS - start)) s"
+}
+
 build_libfabric() {
 	unpack "$FABRIC" libfabric
 	cd "$P/src/libfabric"
@@ -136,11 +157,15 @@ build_efa_unit() {
 step rdma-core build_rdma_core
 case $want in
 rdma-core) ;;
+pyverbs) step pyverbs build_pyverbs ;;
 efa-unit) step efa-unit build_efa_unit ;;
 *)
 	step libfabric build_libfabric
 	[ "$want" = libfabric ] || step fabtests build_fabtests
-	[ "$want" != all ] || step efa-unit build_efa_unit
+	if [ "$want" = all ]; then
+		step efa-unit build_efa_unit
+		step pyverbs build_pyverbs
+	fi
 	;;
 esac
 echo "$P"

@@ -827,6 +827,21 @@ START_TEST(test_cq_from_ibv_cq_ex)
 }
 END_TEST
 
+/*
+ * A QP created without send ops flags has no extended QP: pyverbs hands
+ * ibv_qp_to_qp_ex()'s NULL for it straight to efadv_qp_from_ibv_qp_ex().
+ */
+START_TEST(test_from_null)
+{
+	errno = 0;
+	ck_assert_ptr_null(efadv_qp_from_ibv_qp_ex(NULL));
+	ck_assert_int_eq(errno, EINVAL);
+	errno = 0;
+	ck_assert_ptr_null(efadv_cq_from_ibv_cq_ex(NULL));
+	ck_assert_int_eq(errno, EINVAL);
+}
+END_TEST
+
 static Suite *efadv_suite(void)
 {
 	Suite *s = suite_create("efadv_args");
@@ -850,6 +865,7 @@ static Suite *efadv_suite(void)
 	tcase_add_test(tc, test_create_rc);
 	tcase_add_test(tc, test_create_ah_needs_grh);
 	tcase_add_test(tc, test_cq_from_ibv_cq_ex);
+	tcase_add_test(tc, test_from_null);
 	suite_add_tcase(s, tc);
 
 	tcase_add_checked_fixture(other, setup_other, teardown);

@@ -344,6 +344,27 @@ START_TEST(test_poll_ex_unsolicited)
 }
 END_TEST
 
+/*
+ * The last entry stays readable by efadv_wc_is_unsolicited() after
+ * ibv_end_poll() and a poll that found nothing, as pyverbs reads it then;
+ * before any entry was polled, nothing is unsolicited.
+ */
+START_TEST(test_unsolicited_after_end_poll)
+{
+	struct ibv_cq_ex *cqx = &fc.cq->verbs_cq.cq_ex;
+	struct efadv_cq *dv = efadv_cq_from_ibv_cq_ex(cqx);
+	struct ibv_poll_cq_attr attr = {};
+
+	ck_assert(!efadv_wc_is_unsolicited(dv));
+	efa_fake_cq_push(&fc, unsolicited_cqe(64, 0xbeef));
+	ck_assert_int_eq(ibv_start_poll(cqx, &attr), 0);
+	ibv_end_poll(cqx);
+	ck_assert(efadv_wc_is_unsolicited(dv));
+	ck_assert_int_eq(ibv_start_poll(cqx, &attr), ENOENT);
+	ck_assert(efadv_wc_is_unsolicited(dv));
+}
+END_TEST
+
 /* A datagram's receive length is 16 bits: the rest of the entry is not. */
 START_TEST(test_poll_send_len_16)
 {
@@ -586,6 +607,7 @@ static Suite *poll_suite(void)
 	tcase_add_test(sgid, test_poll_send_len_16);
 	tcase_add_test(sgid, test_poll_unsolicited);
 	tcase_add_test(sgid, test_poll_ex_unsolicited);
+	tcase_add_test(sgid, test_unsolicited_after_end_poll);
 	suite_add_tcase(s, sgid);
 	return s;
 }
