@@ -24,6 +24,7 @@ PACKAGING_PACKAGES=(
 # What building the current upstream stack (tests/upstream) needs on top.
 UPSTREAM_PACKAGES=(
 	libudev-dev autoconf automake libtool
+	python3-pytest python3-yaml python3-retrying python3-junitparser
 )
 
 # install_packages [extra package...]: PACKAGES and these, where missing.
