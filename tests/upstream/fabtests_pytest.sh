@@ -93,7 +93,7 @@ export PYTEST_ADDOPTS="-p no:cacheprovider -o junit_logging=no ${deselect[*]}"
 start=$(date +%s)
 rc=0
 /usr/bin/python3 "$P/libfabric/bin/runfabtests.py" efa 127.0.0.1 127.0.0.2 -b \
-	--nworkers 1 -t "$sets" -T "${PYTEST_TIMEOUT:-120}" \
+	-v --nworkers 1 -t "$sets" -T "${PYTEST_TIMEOUT:-120}" \
 	--binpath "$P/libfabric/bin" --junit-xml "$RUN/junit.xml" \
 	${expr:+--expression "$expr"} >"$RUN/pytest.out" 2>&1 || rc=$?
 took=$(($(date +%s) - start))
