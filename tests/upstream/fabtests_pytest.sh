@@ -13,7 +13,8 @@
 # traffic: tagged and untagged messages at every size class of the efa
 # fabric (eager, medium, long CTS, long read), RMA read, write and
 # writedata, efa-direct where the device offers it, multi-recv, MR, CQ,
-# dgram, fi_info and efadv attributes.
+# dgram, fi_info and efadv attributes: 37 tests, about 5 minutes on 2
+# loaded cores.
 # The whole efa list (-t all, hours on 2 cores) runs with PYTEST_ALL=1:
 #	PYTEST_ALL=1 fabtests_pytest.sh BUILD [PROFILE]
 # PYTEST_SETS=SETS (runfabtests.py -t) and PYTEST_EXPR=EXPRESSION (pytest
