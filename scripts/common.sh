@@ -26,6 +26,7 @@ UPSTREAM_PACKAGES=(
 	libudev-dev autoconf automake libtool
 	libcmocka-dev
 	cython3 python3-dev
+	python3-pytest python3-yaml python3-retrying python3-junitparser
 )
 
 # install_packages [extra package...]: PACKAGES and these, where missing.

@@ -154,6 +154,29 @@ build_efa_unit() {
 	echo "efa-unit built in $((SECONDS - start)) s"
 }
 
+# The fabtests that call efadv themselves (fi_efa_rdma_checker, which the
+# pytest suite asks whether the device does RDMA read and write, and
+# fi_efa_hw_cntr): fabtests' configure builds them only where it finds
+# libibverbs' headers, which rdma-core v64 has under its own prefix.  Only
+# these two are built, in a copy of the tree configured to see them.
+build_fabtests_efadv() {
+	local dir=$P/src/fabtests-efadv rc=$P/rdma-core
+
+	rm -rf "$dir" &&
+		cp -a "$P/src/libfabric/fabtests" "$dir" &&
+		cd "$dir" &&
+		make distclean &&
+		./configure --prefix="$P/libfabric" \
+			--with-libfabric="$P/libfabric" \
+			CPPFLAGS="-I$rc/include" \
+			LDFLAGS="-L$rc/lib -Wl,-rpath,$rc/lib" &&
+		make -j"$(nproc)" prov/efa/src/fi_efa_rdma_checker \
+			prov/efa/src/fi_efa_hw_cntr &&
+		./libtool --mode=install install \
+			prov/efa/src/fi_efa_rdma_checker \
+			prov/efa/src/fi_efa_hw_cntr "$P/libfabric/bin"
+}
+
 step rdma-core build_rdma_core
 case $want in
 rdma-core) ;;
@@ -161,7 +184,10 @@ pyverbs) step pyverbs build_pyverbs ;;
 efa-unit) step efa-unit build_efa_unit ;;
 *)
 	step libfabric build_libfabric
-	[ "$want" = libfabric ] || step fabtests build_fabtests
+	if [ "$want" != libfabric ]; then
+		step fabtests build_fabtests
+		step fabtests-efadv build_fabtests_efadv
+	fi
 	if [ "$want" = all ]; then
 		step efa-unit build_efa_unit
 		step pyverbs build_pyverbs
