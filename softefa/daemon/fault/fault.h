@@ -97,7 +97,7 @@ struct sefa_fault_ctx {
 struct sefa_fault_hit {
 	unsigned int id;
 	enum sefa_fault_action action;
-	int status;			/* STATUS: an enum ibv_wc_status */
+	int status;			/* STATUS: an EFA completion status */
 	int err;			/* FAIL_CREATE: a positive errno */
 	enum sefa_fault_event event;	/* EVENT */
 	uint64_t usec;			/* DELAY, FREEZE: 0 = until cleared */

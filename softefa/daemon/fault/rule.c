@@ -8,7 +8,6 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
-#include <infiniband/verbs.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +15,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "efa/efa_ext_abi.h"
+#include "efa/efa_io_defs.h"
 #include "fault/rule.h"
 
 /* The longest wait a delay or freeze may ask for: an hour, in us. */
@@ -70,29 +71,38 @@ static const struct name_val event_names[] = {
 	{ NULL, 0 }
 };
 
-/* The error statuses of ibv_wc_status, by the short names of the rules. */
+/*
+ * A status rule names the ibv_wc_status a client is to see; the device
+ * writes an EFA completion status, and these are the ones libefa reports
+ * as each name.  Names that no EFA status gives are refused (-1).
+ * "general" is a status no EFA device defines, which libefa reports as
+ * IBV_WC_GENERAL_ERR; "retry-exc" is SoftEFA's own status of an RC QP
+ * whose retries ran out.
+ */
+#define STATUS_GENERAL		255
+
 static const struct name_val status_names[] = {
-	{ "loc-len", IBV_WC_LOC_LEN_ERR },
-	{ "loc-qp-op", IBV_WC_LOC_QP_OP_ERR },
-	{ "loc-eec-op", IBV_WC_LOC_EEC_OP_ERR },
-	{ "loc-prot", IBV_WC_LOC_PROT_ERR },
-	{ "wr-flush", IBV_WC_WR_FLUSH_ERR },
-	{ "mw-bind", IBV_WC_MW_BIND_ERR },
-	{ "bad-resp", IBV_WC_BAD_RESP_ERR },
-	{ "loc-access", IBV_WC_LOC_ACCESS_ERR },
-	{ "rem-inv-req", IBV_WC_REM_INV_REQ_ERR },
-	{ "rem-access", IBV_WC_REM_ACCESS_ERR },
-	{ "rem-op", IBV_WC_REM_OP_ERR },
-	{ "retry-exc", IBV_WC_RETRY_EXC_ERR },
-	{ "rnr-retry-exc", IBV_WC_RNR_RETRY_EXC_ERR },
-	{ "loc-rdd-viol", IBV_WC_LOC_RDD_VIOL_ERR },
-	{ "rem-inv-rd-req", IBV_WC_REM_INV_RD_REQ_ERR },
-	{ "rem-abort", IBV_WC_REM_ABORT_ERR },
-	{ "inv-eecn", IBV_WC_INV_EECN_ERR },
-	{ "inv-eec-state", IBV_WC_INV_EEC_STATE_ERR },
-	{ "fatal", IBV_WC_FATAL_ERR },
-	{ "resp-timeout", IBV_WC_RESP_TIMEOUT_ERR },
-	{ "general", IBV_WC_GENERAL_ERR },
+	{ "loc-len", EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH },
+	{ "loc-qp-op", EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR },
+	{ "loc-eec-op", -1 },
+	{ "loc-prot", EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY },
+	{ "wr-flush", EFA_IO_COMP_STATUS_FLUSHED },
+	{ "mw-bind", -1 },
+	{ "bad-resp", EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_STATUS },
+	{ "loc-access", -1 },
+	{ "rem-inv-req", EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_LENGTH },
+	{ "rem-access", EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS },
+	{ "rem-op", EFA_IO_COMP_STATUS_REMOTE_ERROR_UNKNOWN_PEER },
+	{ "retry-exc", SEFA_IO_COMP_STATUS_REMOTE_ERROR_RETRY_EXC },
+	{ "rnr-retry-exc", EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR },
+	{ "loc-rdd-viol", -1 },
+	{ "rem-inv-rd-req", EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_DEST_QPN },
+	{ "rem-abort", EFA_IO_COMP_STATUS_REMOTE_ERROR_ABORT },
+	{ "inv-eecn", -1 },
+	{ "inv-eec-state", -1 },
+	{ "fatal", -1 },
+	{ "resp-timeout", EFA_IO_COMP_STATUS_LOCAL_ERROR_UNRESP_REMOTE },
+	{ "general", STATUS_GENERAL },
 	{ NULL, 0 }
 };
 
@@ -141,7 +151,7 @@ static const char *const key_takes[K_NKEYS] = {
 	[K_ERRNO] = "an errno name such as ENOMEM",
 	[K_TYPE] = "qp-fatal, cq-error, port-down, port-up or device-fatal",
 	[K_USEC] = "microseconds, 1 to 3600000000",
-	[K_STATUS] = "a completion status such as loc-len, rem-access, retry-exc, general",
+	[K_STATUS] = "a completion status an EFA device gives: loc-len, loc-qp-op, loc-prot, wr-flush, bad-resp, rem-inv-req, rem-access, rem-op, retry-exc, rnr-retry-exc, rem-inv-rd-req, rem-abort, resp-timeout or general",
 };
 
 static int bad(char *why, size_t why_len, const char *fmt, ...)
@@ -326,6 +336,9 @@ static int check(const struct fault_rule *r, unsigned int given, char *why,
 	    (r->dev == SEFA_FAULT_NO_DEV || r->peer_dev == SEFA_FAULT_NO_DEV))
 		return bad(why, why_len,
 			   "blackhole needs peer-gid=GID or dev=A peer-dev=B");
+	if (r->action == SEFA_FAULT_STATUS && r->op == SEFA_FAULT_OP_RECV)
+		return bad(why, why_len,
+			   "status= is for send queue work requests: op=send|write|read|write-imm|any");
 	if ((given & 1u << K_SEED) && !(given & 1u << K_SHARE))
 		return bad(why, why_len, "seed= goes with share=");
 	return 0;

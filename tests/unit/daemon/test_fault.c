@@ -6,13 +6,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <infiniband/verbs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "check_main.h"
+#include "efa/efa_io_defs.h"
 #include "fault/fault.h"
 
 static struct sefa_faults *f;
@@ -89,6 +89,10 @@ START_TEST(parse_refusals)
 	add_bad("loss seed=3", "seed=");
 	add_bad("status=success", "status=success");
 	add_bad("status=", "status=");
+	/* no EFA completion status is reported as these */
+	add_bad("status=mw-bind", "status=mw-bind");
+	add_bad("status=fatal", "status=fatal");
+	add_bad("status=general op=recv", "send queue");
 	add_bad("fail-create", "obj=");
 	add_bad("fail-create obj=srq", "obj=srq");
 	add_bad("fail-create obj=ah errno=EWHAT", "errno=EWHAT");
@@ -113,7 +117,8 @@ START_TEST(parse_accepts)
 	add_ok("status=rem-access qp=5 op=send count=1");
 	ck_assert_int_eq(ask(SEFA_FAULT_BIT(SEFA_FAULT_STATUS), 1, &h), 1);
 	ck_assert_int_eq(h.action, SEFA_FAULT_STATUS);
-	ck_assert_int_eq(h.status, IBV_WC_REM_ACCESS_ERR);
+	/* what libefa reports as IBV_WC_REM_ACCESS_ERR */
+	ck_assert_int_eq(h.status, EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS);
 	ck_assert_uint_eq(h.id, 1);
 	add_ok("fail-create obj=ah");
 	add_ok("fail-create obj=mr errno=eio");
