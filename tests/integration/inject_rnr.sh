@@ -19,8 +19,8 @@ hits() {
 	sefa inject list | awk -v id="$1" '$1 == id { print $2 }'
 }
 
-# fi ID: fi_pingpong -c over rule ID, both sides done, data checked
-fi() {
+# fi_run ID: fi_pingpong -c over rule ID, both sides done, data checked
+fi_run() {
 	SERVER_ARGS="-B $PORT" CLIENT_ARGS="-P $PORT" PAIR_TIMEOUT=120 \
 		pair ours ours fi_pingpong -p efa -e rdm -c -I 50 -S 1024 ||
 		fail "fi_pingpong under rule $1"
@@ -35,7 +35,7 @@ fi() {
 # A third of the packets refused twice each: within rnr_retry 3, so the
 # device sends them again and libfabric sees no error.
 id=$(sefa inject add rnr tries=2 share=30 seed=5 | awk '{ print $2 }')
-fi "$id"
+fi_run "$id"
 h=$(hits "$id")
 [ "$h" -gt 0 ] || fail "rule $id never fired"
 [ $((h % 2)) -eq 0 ] || fail "rule $id: $h refusals, not 2 per packet"
@@ -47,7 +47,7 @@ sefa inject clear "$id" >/dev/null
 # The 10th packet refused past rnr_retry: 1 + 3 retries, then the RNR
 # error completion, and libfabric's own resend is another packet.
 id=$(sefa inject add rnr tries=100 nth=10 | awk '{ print $2 }')
-fi "$id"
+fi_run "$id"
 expect_eq "refusals of the 10th packet" "$(hits "$id")" 4
 errors=$(stat_field efa_0 errors)
 [ "$errors" -ge 1 ] || fail "no RNR error completion: $(sefa stats)"
