@@ -8,6 +8,12 @@
 
 #include "fault/fault.h"
 
+/*
+ * Packets an rnr rule keeps refusing at once: more than the messages a
+ * pair of QPs has in flight between retries.
+ */
+#define FAULT_PKTS		16
+
 /* The longest rule text kept, and so the longest accepted. */
 #define FAULT_TEXT_MAX		256
 
@@ -41,8 +47,12 @@ struct fault_rule {
 	uint64_t seen;			/* matching packets or requests */
 	uint64_t hits;
 	bool spent;
-	uint64_t cur_pkt;		/* rnr: the packet it refuses */
-	uint64_t cur_tries;
+	/* rnr: the packets it refuses, each until its tries are done */
+	struct fault_pkt {
+		uint64_t pkt;
+		uint64_t tries;
+	} pkts[FAULT_PKTS];
+	unsigned int next_pkt;
 
 	struct fault_rule *next;
 };

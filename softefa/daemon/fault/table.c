@@ -240,16 +240,34 @@ static uint64_t draw(struct fault_rule *r)
 	return z ^ (z >> 31);
 }
 
-/* Whether @r fires on this match; the match is counted. */
-static bool fires(struct fault_rule *r, const struct sefa_fault_ctx *w)
+/* The packet an rnr rule refuses already, or NULL. */
+static struct fault_pkt *refused(struct fault_rule *r, uint64_t pkt)
 {
-	/* rnr's tries: the packet it refuses, sent again. */
-	if (r->action == SEFA_FAULT_RNR && w->pkt && w->pkt == r->cur_pkt) {
-		if (!r->tries || r->cur_tries < r->tries) {
-			r->cur_tries++;
-			return true;
-		}
-		return false;
+	unsigned int i;
+
+	for (i = 0; pkt && i < FAULT_PKTS; i++)
+		if (r->pkts[i].pkt == pkt)
+			return &r->pkts[i];
+	return NULL;
+}
+
+/*
+ * Whether @r fires on this match; the match is counted.  *@tries: how
+ * often the rule has now refused this packet (rnr).
+ */
+static bool fires(struct fault_rule *r, const struct sefa_fault_ctx *w,
+		  uint64_t *tries)
+{
+	struct fault_pkt *p = NULL;
+
+	/* rnr's tries: a packet it refuses, sent again. */
+	if (r->action == SEFA_FAULT_RNR)
+		p = refused(r, w->pkt);
+	if (p) {
+		if (r->tries && p->tries >= r->tries)
+			return false;
+		*tries = ++p->tries;
+		return true;
 	}
 	r->seen++;
 	if (r->nth && r->seen != r->nth)
@@ -257,8 +275,13 @@ static bool fires(struct fault_rule *r, const struct sefa_fault_ctx *w)
 	if (r->has_share &&
 	    (double)(draw(r) >> 11) * 0x1p-53 * 100.0 >= r->share)
 		return false;
-	r->cur_pkt = w->pkt;
-	r->cur_tries = 1;
+	if (r->action == SEFA_FAULT_RNR && w->pkt) {
+		/* the oldest packet's refusals are long over */
+		p = &r->pkts[r->next_pkt++ % FAULT_PKTS];
+		p->pkt = w->pkt;
+		p->tries = 1;
+	}
+	*tries = 1;
 	return true;
 }
 
@@ -266,6 +289,7 @@ int sefa_fault_match(struct sefa_faults *f, const struct sefa_fault_ctx *what,
 		     struct sefa_fault_hit *hit)
 {
 	struct fault_rule *r;
+	uint64_t tries;
 	int ret = 0;
 
 	/* No table or no rule, the way every packet goes: no lock. */
@@ -273,7 +297,7 @@ int sefa_fault_match(struct sefa_faults *f, const struct sefa_fault_ctx *what,
 		return 0;
 	pthread_mutex_lock(&f->lock);
 	for (r = f->rules; r; r = r->next) {
-		if (r->spent || !matches(r, what) || !fires(r, what))
+		if (r->spent || !matches(r, what) || !fires(r, what, &tries))
 			continue;
 		count_hit(f, r, what->dev);
 		/*
@@ -281,7 +305,7 @@ int sefa_fault_match(struct sefa_faults *f, const struct sefa_fault_ctx *what,
 		 * often as tries= says), it is done.
 		 */
 		if (r->nth && (r->action != SEFA_FAULT_RNR ||
-			       (r->tries && r->cur_tries >= r->tries)))
+			       (r->tries && tries >= r->tries)))
 			r->spent = true;
 		*hit = r->hit;
 		ret = 1;

@@ -188,6 +188,15 @@ START_TEST(rnr_tries)
 	ck_assert_int_eq(ask(SEFA_FAULT_BIT(SEFA_FAULT_RNR), 2, &h), 0);
 	ck_assert_int_eq(ask(SEFA_FAULT_BIT(SEFA_FAULT_RNR), 3, &h), 0);
 	ck_assert_int_eq(sefa_fault_clear(f, 0), 0);
+	/* packets in flight together: each is refused its own tries */
+	add_ok("rnr tries=2");
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(ask(SEFA_FAULT_BIT(SEFA_FAULT_RNR), 11, &h), 1);
+		ck_assert_int_eq(ask(SEFA_FAULT_BIT(SEFA_FAULT_RNR), 12, &h), 1);
+	}
+	ck_assert_int_eq(ask(SEFA_FAULT_BIT(SEFA_FAULT_RNR), 11, &h), 0);
+	ck_assert_int_eq(ask(SEFA_FAULT_BIT(SEFA_FAULT_RNR), 12, &h), 0);
+	ck_assert_int_eq(sefa_fault_clear(f, 0), 0);
 	/* without tries=, the packet is refused until the rule goes */
 	add_ok("rnr");
 	for (int i = 0; i < 50; i++)
