@@ -89,12 +89,51 @@ static void rc_fail(struct sefa_qp *qp)
 	nic_comp_flush(qp);
 }
 
+/* The GID an SRD WQE went to: its AH's. */
+static const uint8_t *srd_peer(const struct sefa_qp *qp,
+			       const struct efa_io_tx_wqe_128 *w)
+{
+	return qp->dev->ah[w->meta.ah < SEFA_MAX_AH ? w->meta.ah : 0].gid;
+}
+
+/*
+ * A status= fault rule gives a WQE that succeeded its status instead; the
+ * QP then does what it does after that error (RC: error state).
+ */
+static int comp_fault(const struct nic_send *s, unsigned int op)
+{
+	const struct efa_io_tx_wqe_128 *w = s->wqe;
+	const struct sefa_qp *qp = s->qp;
+	struct sefa_fault_ctx what;
+	struct sefa_fault_hit hit;
+
+	sefa_fault_ctx_init(&what, SEFA_FAULT_BIT(SEFA_FAULT_STATUS));
+	what.dev = (int)qp->dev->index;
+	what.qpn = qp->qpn;
+	if (qp->type == IBV_QPT_RC) {
+		what.peer_qpn = qp->dest_qpn;
+		what.peer_gid = qp->dest.dgid;
+	} else {
+		what.peer_qpn = w->meta.dest_qp_num;
+		what.peer_gid = srd_peer(qp, w);
+	}
+	what.op = op == EFA_IO_RDMA_READ ? SEFA_FAULT_OP_READ :
+		  op != EFA_IO_RDMA_WRITE ? SEFA_FAULT_OP_SEND :
+		  w->meta.ctrl1 & EFA_IO_TX_META_DESC_HAS_IMM ?
+		  SEFA_FAULT_OP_WRITE_IMM : SEFA_FAULT_OP_WRITE;
+	if (!sefa_fault_match(qp->uobj.c->d->faults, &what, &hit))
+		return EFA_IO_COMP_STATUS_OK;
+	return hit.status;
+}
+
 void nic_comp_retire(struct nic_send *s, int status)
 {
 	struct sefa_qp *qp = s->qp;
 	unsigned int op = s->wqe->meta.ctrl1 & EFA_IO_TX_META_DESC_OP_TYPE_MASK;
 
 	s->state = NIC_SEND_RETIRED;
+	if (status == EFA_IO_COMP_STATUS_OK)
+		status = comp_fault(s, op);
 	/* An RDMA the device gave up on, not one flushed by a QP in error. */
 	if (status != EFA_IO_COMP_STATUS_OK &&
 	    status != EFA_IO_COMP_STATUS_FLUSHED) {
@@ -269,13 +308,6 @@ bool nic_comp_overdue(const struct nic_engine *eng, const struct sefa_qp *qp,
 {
 	return qp->comp.acked_sent_ns > p->sent_ns ||
 	       qp->comp.ack_ns + rto_ns(qp, p->tries) <= eng->now;
-}
-
-/* The GID an SRD WQE went to: its AH's. */
-static const uint8_t *srd_peer(const struct sefa_qp *qp,
-			       const struct efa_io_tx_wqe_128 *w)
-{
-	return qp->dev->ah[w->meta.ah < SEFA_MAX_AH ? w->meta.ah : 0].gid;
 }
 
 /*

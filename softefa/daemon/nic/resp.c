@@ -122,6 +122,27 @@ static void complete_recv(struct sefa_qp *tqp, const struct efa_io_rx_desc *d,
 	sefa_cq_write(tqp->recv_cq, tqp->recv_sub_cq, &e, sizeof(e));
 }
 
+/*
+ * An rnr fault rule makes the receiver answer as if no receive were
+ * posted, before it takes one.  A packet is the same on every retry: its
+ * sender's QP and PSN.
+ */
+static bool rnr_fault(const struct sefa_qp *tqp, const struct sefa_pkt *pkt)
+{
+	struct sefa_fault_ctx what;
+	struct sefa_fault_hit hit;
+
+	sefa_fault_ctx_init(&what, SEFA_FAULT_BIT(SEFA_FAULT_RNR));
+	what.dev = (int)tqp->dev->index;
+	what.qpn = tqp->qpn;
+	what.peer_qpn = pkt->sqpn;
+	what.peer_gid = pkt->sgid;
+	what.op = pkt->op == SEFA_PKT_SEND ? SEFA_FAULT_OP_SEND :
+		  SEFA_FAULT_OP_WRITE_IMM;
+	what.pkt = (uint64_t)pkt->sqpn << 32 | pkt->psn | 1ULL << 63;
+	return sefa_fault_match(tqp->uobj.c->d->faults, &what, &hit);
+}
+
 /* Take the receive of @n descriptors and complete it. */
 static void consume_recv(struct sefa_qp *tqp, const struct efa_io_rx_desc *d,
 			 unsigned int n, int status,
@@ -269,7 +290,7 @@ static int resp_send_part(struct nic_engine *eng, struct sefa_qp *tqp,
 				return EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR;
 			tqp->resp.rc_rx = rx;
 		}
-		rx->n = next_recv(tqp, rx->desc);
+		rx->n = rnr_fault(tqp, pkt) ? 0 : next_recv(tqp, rx->desc);
 		rx->off = 0;
 		if (!rx->n)
 			return EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR;
@@ -327,7 +348,7 @@ static int resp_send(struct nic_engine *eng, struct sefa_qp *tqp,
 	    (SEFA_PKT_FIRST | SEFA_PKT_LAST))
 		return resp_send_part(eng, tqp, pkt);
 
-	nrx = next_recv(tqp, rx);
+	nrx = rnr_fault(tqp, pkt) ? 0 : next_recv(tqp, rx);
 	if (!nrx) {
 		if (ud)
 			NIC_COUNT(tqp, rx_drops, 1);
@@ -388,7 +409,7 @@ static int resp_rdma(struct nic_engine *eng, struct sefa_qp *tqp,
 	 * unsolicited write receive only completes there.
 	 */
 	if ((pkt->flags & SEFA_PKT_IMM) && !tqp->unsolicited_write_recv) {
-		nrx = next_recv(tqp, rx);
+		nrx = rnr_fault(tqp, pkt) ? 0 : next_recv(tqp, rx);
 		if (!nrx)
 			return EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR;
 	}

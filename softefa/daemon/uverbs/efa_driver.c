@@ -28,6 +28,9 @@ int efa_alloc_ucontext(struct sefa_cmd *cmd)
 	ret = sefa_udata_in(cmd, &ucmd, sizeof(ucmd));
 	if (ret)
 		return ret;
+	ret = sefa_create_fault(cmd->c, SEFA_FAULT_OBJ_CTX);
+	if (ret)
+		return ret;
 
 	/*
 	 * A device that batches TX descriptors or wants a minimal SQ depth

@@ -15,12 +15,40 @@
 #include "efa/efa_ext_abi.h"
 #include "verbs/verbs.h"
 
+/*
+ * A fault rule may fail a create command, as the device's admin command
+ * can fail; nothing is made and the caller unwinds what it prepared.
+ */
+int sefa_create_fault(struct sefa_client *c, enum sefa_fault_obj obj)
+{
+	struct sefa_fault_ctx what;
+	struct sefa_fault_hit hit;
+
+	sefa_fault_ctx_init(&what, SEFA_FAULT_BIT(SEFA_FAULT_FAIL_CREATE));
+	what.dev = (int)c->dev->index;
+	what.obj = obj;
+	if (!sefa_fault_match(c->d->faults, &what, &hit))
+		return 0;
+	return sefa_refuse(c, -hit.err, "fault rule %u", hit.id);
+}
+
+static const enum sefa_fault_obj fault_objs[] = {
+	[SEFA_OBJ_PD] = SEFA_FAULT_OBJ_PD,
+	[SEFA_OBJ_MR] = SEFA_FAULT_OBJ_MR,
+	[SEFA_OBJ_CQ] = SEFA_FAULT_OBJ_CQ,
+	[SEFA_OBJ_QP] = SEFA_FAULT_OBJ_QP,
+	[SEFA_OBJ_AH] = SEFA_FAULT_OBJ_AH,
+};
+
 int sefa_uobj_add(struct sefa_client *c, struct sefa_uobj *u,
 		  enum sefa_obj_type type)
 {
 	unsigned int i;
 	int ret;
 
+	ret = sefa_create_fault(c, fault_objs[type]);
+	if (ret)
+		return ret;
 	ret = sefa_charge_object(c);
 	if (ret)
 		return ret;

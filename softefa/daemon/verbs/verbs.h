@@ -8,6 +8,7 @@
 #define SEFA_SOFTEFA_DAEMON_VERBS_VERBS_H
 
 #include "core/core.h"
+#include "fault/fault.h"
 
 enum sefa_obj_type {
 	SEFA_OBJ_PD = 1,
@@ -312,6 +313,7 @@ struct sefa_qp_params {
 int sefa_uobj_add(struct sefa_client *c, struct sefa_uobj *u,
 		  enum sefa_obj_type type);
 void sefa_uobj_del(struct sefa_uobj *u);
+int sefa_create_fault(struct sefa_client *c, enum sefa_fault_obj obj);
 struct sefa_pd *sefa_pd_from_handle(struct sefa_client *c, uint32_t handle);
 struct sefa_mr *sefa_mr_from_handle(struct sefa_client *c, uint32_t handle);
 struct sefa_ah *sefa_ah_from_handle(struct sefa_client *c, uint32_t handle);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "efa/efa_ext_abi.h"
 #include "nic_fixture.h"
 
 #define MS	(1000 * 1000ULL)
@@ -102,6 +103,40 @@ START_TEST(nak_status)
 	send_cqe(0, EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_DEST_QPN);
 	ck_assert_uint_eq(qp->cnt.errors, 1);
 	ck_assert_uint_eq(qp->dev->cnt.errors, 1);
+}
+END_TEST
+
+/* Rule @text in a fault table of the fixture's daemon. */
+static void fault_rule(const char *text)
+{
+	unsigned int id;
+	char why[128];
+
+	ck_assert_int_eq(sefa_faults_new(fx_d.ndev, &fx_d.faults), 0);
+	ck_assert_int_eq(sefa_fault_add(fx_d.faults, text, &id, why,
+					sizeof(why)), 0);
+}
+
+static void fault_done(void)
+{
+	sefa_faults_free(fx_d.faults);
+	fx_d.faults = NULL;
+}
+
+/*
+ * A status= rule: the WQE that succeeded completes with the rule's status
+ * (what libefa reports as IBV_WC_REM_ACCESS_ERR); an SRD QP goes on.
+ */
+START_TEST(srd_status_fault)
+{
+	int state = qp->state;
+
+	fault_rule("status=rem-access op=send");
+	answer(EFA_IO_COMP_STATUS_OK, 0);
+	send_cqe(0, EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS);
+	ck_assert_uint_eq(qp->cnt.errors, 1);
+	ck_assert_int_eq(qp->state, state);
+	fault_done();
 }
 END_TEST
 
@@ -281,6 +316,17 @@ START_TEST(rc_error_flushes)
 }
 END_TEST
 
+/* A status= rule on RC: the forced error takes the QP to error. */
+START_TEST(rc_status_fault)
+{
+	fault_rule("status=retry-exc");
+	answer(EFA_IO_COMP_STATUS_OK, 0);
+	send_cqe(0, SEFA_IO_COMP_STATUS_REMOTE_ERROR_RETRY_EXC);
+	ck_assert_int_eq(qp->state, IBV_QPS_ERR);
+	fault_done();
+}
+END_TEST
+
 /* A flush completes the waiting sends, then the receives. */
 START_TEST(srd_flush)
 {
@@ -308,6 +354,7 @@ static Suite *comp_suite(void)
 	tcase_add_test(srd, ack_retires);
 	tcase_add_test(srd, ack_unsignaled);
 	tcase_add_test(srd, nak_status);
+	tcase_add_test(srd, srd_status_fault);
 	tcase_add_test(srd, stale_answer);
 	tcase_add_test(srd, rdma_counted);
 	tcase_add_test(srd, srd_rnr_first);
@@ -321,6 +368,7 @@ static Suite *comp_suite(void)
 	tcase_add_test(rc, rc_ack_moves_head);
 	tcase_add_test(rc, rc_local_op_keeps_psn);
 	tcase_add_test(rc, rc_error_flushes);
+	tcase_add_test(rc, rc_status_fault);
 	suite_add_tcase(s, rc);
 	return s;
 }

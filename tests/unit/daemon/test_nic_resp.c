@@ -197,6 +197,37 @@ START_TEST(srd_no_recv_rnr)
 }
 END_TEST
 
+/*
+ * An rnr fault rule of tries=2: the packet is refused twice as if no
+ * receive were posted, the receive staying; its third try is taken.
+ */
+START_TEST(srd_rnr_fault)
+{
+	struct sefa_pkt pkt = pair_send(IBV_QPT_DRIVER);
+	unsigned int id, i;
+	char why[128];
+
+	ck_assert_int_eq(sefa_faults_new(fx_d.ndev, &fx_d.faults), 0);
+	ck_assert_int_eq(sefa_fault_add(fx_d.faults, "rnr tries=2 dev=efa_1",
+					&id, why, sizeof(why)), 0);
+	fx_post_recv(b, dst, sizeof(dst), mr1->lkey, 3);
+	for (i = 0; i < 2; i++) {
+		fx_npkts = 0;
+		deliver(&pkt, b);
+		answer(a, EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR);
+		ck_assert_uint_eq(b->resp.rq_ci, 0);
+	}
+	fx_npkts = 0;
+	deliver(&pkt, b);
+	answer(a, EFA_IO_COMP_STATUS_OK);
+	ck_assert_uint_eq(dst[0], 0x5a);
+	ck_assert_uint_eq(fx_cqe(b, true, 0)->base.length, LEN);
+	ck_assert_uint_eq(sefa_fault_dev_total(fx_d.faults, 1), 2);
+	sefa_faults_free(fx_d.faults);
+	fx_d.faults = NULL;
+}
+END_TEST
+
 START_TEST(srd_bad_qkey_nak)
 {
 	struct sefa_pkt pkt = pair_send(IBV_QPT_DRIVER);
@@ -424,6 +455,7 @@ static Suite *resp_suite(void)
 	tcase_add_test(t, ud_too_long);
 	tcase_add_test(t, srd_inline_ack);
 	tcase_add_test(t, srd_no_recv_rnr);
+	tcase_add_test(t, srd_rnr_fault);
 	tcase_add_test(t, srd_bad_qkey_nak);
 	tcase_add_test(t, srd_no_such_qp_nak);
 	tcase_add_test(t, srd_too_long_keeps_recv);
