@@ -66,6 +66,11 @@ int take_run_dir(int *argc, char **argv);
 const char *daemon_name(pid_t pid);
 void no_daemon(int err);
 char *control(uint32_t what);
+int control_text(uint32_t what, uint64_t addr, const char *payload,
+		 char **text);
+
+/* inject.c */
+int cmd_inject(const struct command *cmd, int argc, char **argv);
 
 /* exec.c */
 int cmd_exec(const struct command *cmd, int argc, char **argv);

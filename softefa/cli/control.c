@@ -119,28 +119,34 @@ void no_daemon(int err)
 }
 
 /*
- * One control request.  Returns the reply text (malloc'd) or NULL with
- * errno set (EAGAIN: no answer in time); never waits more than
- * CONTROL_WAIT_S for a sick daemon.
+ * One control request, with @addr and a @payload that follows it when not
+ * NULL.  Returns 0 or the errno: the daemon's (with its reason in *text),
+ * or why no answer came (EAGAIN: not in time; *text NULL).  *text is
+ * malloc'd; never waits more than CONTROL_WAIT_S for a sick daemon.
  */
-char *control(uint32_t what)
+int control_text(uint32_t what, uint64_t addr, const char *payload,
+		 char **text)
 {
 	struct sefa_req req = { .op = SEFA_OP_CTL,
-				.version = SEFA_PROTO_VERSION, .arg = what };
+				.version = SEFA_PROTO_VERSION, .arg = what,
+				.addr = addr };
 	struct timeval tv = { .tv_sec = CONTROL_WAIT_S };
 	struct sefa_reply *r;
+	size_t plen = payload ? strlen(payload) : 0;
 	char *buf;
 	ssize_t n;
 	int fd, err;
 
+	*text = NULL;
+	req.len = plen;
 	fd = sefa_host_connect(run_dir, SOCK_CLOEXEC);
-	if (fd < 0) {
-		errno = -fd;
-		return NULL;
-	}
+	if (fd < 0)
+		return -fd;
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (send(fd, &req, sizeof(req), MSG_NOSIGNAL) != sizeof(req))
+		goto err_close;
+	if (payload && send(fd, payload, plen, MSG_NOSIGNAL) != (ssize_t)plen)
 		goto err_close;
 
 	buf = calloc(1, SEFA_MAX_MSG + 1);
@@ -154,19 +160,31 @@ char *control(uint32_t what)
 	}
 	close(fd);
 	r = (struct sefa_reply *)buf;
-	if (r->type != SEFA_REPLY_TEXT || r->err) {
-		err = r->err ? r->err : EIO;
-		free(buf);
-		errno = err;
-		return NULL;
-	}
+	err = r->type != SEFA_REPLY_TEXT ? EIO : r->err;
 	memmove(buf, buf + sizeof(*r), n - sizeof(*r));
 	buf[n - sizeof(*r)] = 0;
-	return buf;
+	*text = buf;
+	return err;
 
 err_close:
 	err = errno;
 	close(fd);
-	errno = err;
-	return NULL;
+	return err;
+}
+
+/*
+ * A control request of no arguments.  Returns the reply text (malloc'd)
+ * or NULL with errno set.
+ */
+char *control(uint32_t what)
+{
+	char *text;
+	int err = control_text(what, 0, NULL, &text);
+
+	if (err) {
+		free(text);
+		errno = err;
+		return NULL;
+	}
+	return text;
 }

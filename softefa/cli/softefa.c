@@ -247,7 +247,8 @@ static const struct command commands[] = {
 	  "Start softefad serving the run directory and wait until it serves;\n"
 	  "OPTIONS are softefad's (softefad --help): --profile NAME|list,\n"
 	  "--devices N, --netdev IF, --abi ioctl|write, --host-id N, --verbose,\n"
-	  "--max-objects N, --max-queue-mem BYTES, --wire [--sm] [--wire-*].\n"
+	  "--max-objects N, --max-queue-mem BYTES, --wire [--sm] [--wire-*],\n"
+	  "--inject FILE (fault rules, one a line: softefa inject --help).\n"
 	  "Clears what a dead softefad left there first.",
 	  cmd_start },
 	{ "stop", "",
@@ -261,6 +262,32 @@ static const struct command commands[] = {
 	{ "stats", "",
 	  "Print the packet counters of the devices, QPs, wire and engines.",
 	  cmd_stats },
+	{ "inject", " add RULE... | list | clear [ID|all]",
+	  "Add a fault rule to the running host (its id is printed), list the\n"
+	  "rules (id, hits, spent, seed, text) or clear one or all.  A rule is\n"
+	  "an action and matchers, words key=value, the matchers ANDed:\n"
+	  "actions:\n"
+	  "  rnr [tries=N]          answer RNR as if no receive were posted,\n"
+	  "                         N times per packet (default: until cleared)\n"
+	  "  status=NAME            the WR completes with that status: loc-len,\n"
+	  "                         loc-qp-op, loc-prot, wr-flush, rem-access,\n"
+	  "                         rem-op, rem-inv-req, retry-exc, rnr-retry-exc,\n"
+	  "                         general... (softefa(8))\n"
+	  "  fail-create obj=ah|mr|qp|cq|pd|ctx [errno=ENOMEM]\n"
+	  "                         the next matching create command fails\n"
+	  "  event type=qp-fatal|cq-error|port-down|port-up|device-fatal\n"
+	  "  loss | dup | reorder   on the one-host path\n"
+	  "  delay usec=N\n"
+	  "  blackhole              with peer-gid=GID, or dev=A peer-dev=B\n"
+	  "  freeze [usec=N]        the engine stops, N us or until cleared\n"
+	  "matchers:\n"
+	  "  dev=efa_N  peer-dev=efa_N  qp=QPN  peer=QPN  peer-gid=GID\n"
+	  "  op=send|recv|write|read|write-imm|any\n"
+	  "  nth=N                  the Nth match only\n"
+	  "  share=PCT [seed=S]     a seeded share of the matches (seed: the id)\n"
+	  "  count=N                fire at most N times, then spent\n"
+	  "Exits 2 for a rule the host refuses, naming the word.",
+	  cmd_inject },
 	{ "exec", " [--provider ours|stock|PATH] [--] CMD [ARGS...]",
 	  "Run CMD on the host with our provider (ours, the default), the\n"
 	  "system's (stock) or the provider library PATH (with a slash).  Both\n"

@@ -65,6 +65,13 @@ enum sefa_ctl {
 	SEFA_CTL_STATUS = 1,
 	SEFA_CTL_STOP,
 	SEFA_CTL_STATS,
+	/*
+	 * Fault rules (softefa inject): ADD's rule text follows in a second
+	 * message of len bytes; CLEAR takes the rule id in addr, 0 for all.
+	 */
+	SEFA_CTL_INJECT_ADD,
+	SEFA_CTL_INJECT_LIST,
+	SEFA_CTL_INJECT_CLEAR,
 };
 
 struct sefa_req {

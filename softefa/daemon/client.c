@@ -17,6 +17,7 @@
 
 #include "client.h"
 #include "status.h"
+#include "fault/fault.h"
 #include "mad/mad.h"
 #include "nic/nic.h"
 #include "uverbs/uverbs.h"
@@ -140,6 +141,65 @@ static int open_umad(struct sefa_client *c, const struct sefa_req *req)
 	return ret;
 }
 
+/* The longest rule text a control request may carry. */
+#define INJECT_TEXT_MAX		1024
+
+/*
+ * softefa inject add: the rule's text follows the request.  Answers the
+ * rule's id, or the parser's reason with the errno.
+ */
+static int inject_add(struct sefa_client *c, const struct sefa_req *req,
+		      char *text, size_t room)
+{
+	char rule[INJECT_TEXT_MAX + 1];
+	unsigned int id;
+	ssize_t n;
+	int ret;
+
+	if (!req->len || req->len > INJECT_TEXT_MAX) {
+		snprintf(text, room, "a rule is 1 to %d characters\n",
+			 INJECT_TEXT_MAX);
+		return -EINVAL;
+	}
+	do {
+		n = recv(c->sock, rule, sizeof(rule), 0);
+	} while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)req->len || memchr(rule, '\0', n)) {
+		snprintf(text, room, "the rule's text did not come whole\n");
+		return -EINVAL;
+	}
+	rule[n] = '\0';
+	ret = sefa_fault_add(c->d->faults, rule, &id, text, room - 1);
+	if (ret) {
+		strcat(text, "\n");
+		return ret;
+	}
+	snprintf(text, room, "rule %u\n", id);
+	return 0;
+}
+
+static int inject_clear(struct sefa_client *c, const struct sefa_req *req,
+			char *text, size_t room)
+{
+	int ret;
+
+	if (req->addr > UINT32_MAX) {
+		snprintf(text, room, "no rule %llu\n",
+			 (unsigned long long)req->addr);
+		return -ENOENT;
+	}
+	ret = sefa_fault_clear(c->d->faults, (unsigned int)req->addr);
+	if (ret)
+		snprintf(text, room, "no rule %llu\n",
+			 (unsigned long long)req->addr);
+	else if (req->addr)
+		snprintf(text, room, "cleared rule %llu\n",
+			 (unsigned long long)req->addr);
+	else
+		snprintf(text, room, "cleared every rule\n");
+	return ret;
+}
+
 static void serve_control(struct sefa_client *c, const struct sefa_req *req)
 {
 	struct sefa_daemon *d = c->d;
@@ -157,6 +217,23 @@ static void serve_control(struct sefa_client *c, const struct sefa_req *req)
 		break;
 	case SEFA_CTL_STATS:
 		sefa_stats_text(d, text, room);
+		break;
+	case SEFA_CTL_INJECT_LIST:
+		sefa_fault_list_text(d->faults, text, room);
+		break;
+	case SEFA_CTL_INJECT_ADD:
+	case SEFA_CTL_INJECT_CLEAR:
+		/* Faults are the device owner's to make, as stopping it is. */
+		if (!client_is_admin(c)) {
+			r->err = EPERM;
+			snprintf(text, room, "only root or uid %u may inject faults\n",
+				 (unsigned int)geteuid());
+		} else {
+			r->err = -(req->arg == SEFA_CTL_INJECT_ADD ?
+				   inject_add(c, req, text, room) :
+				   inject_clear(c, req, text, room));
+		}
+		r->ret = r->err ? -1 : 0;
 		break;
 	case SEFA_CTL_STOP:
 		/* Unloading the driver: for root, or the daemon's own user. */

@@ -22,6 +22,7 @@
 #include "client.h"
 #include "host/host.h"
 #include "mad/mad.h"
+#include "fault/fault.h"
 #include "nic/nic.h"
 #include "softefad_args.h"
 
@@ -322,6 +323,38 @@ static int host_init(struct sefa_daemon *d, const struct start_opts *o)
 	return 0;
 }
 
+/* The fault table, with the rules of --inject: a bad one stops the start. */
+static int faults_init(struct sefa_daemon *d, const struct start_opts *o)
+{
+	char why[320];
+	int ret;
+
+	ret = sefa_faults_new(d->ndev, &d->faults);
+	if (ret) {
+		fprintf(stderr, "softefad: out of memory\n");
+		return ret;
+	}
+	if (!o->inject)
+		return 0;
+	ret = sefa_fault_add_file(d->faults, o->inject, why, sizeof(why));
+	if (ret) {
+		fprintf(stderr, "softefad: --inject %s\n", why);
+		/* a file it cannot read is a bad command line too */
+		return ret == -ENOMEM ? ret : -EINVAL;
+	}
+	return 0;
+}
+
+/* The rules of --inject again, in the log the start may have opened. */
+static void faults_log(struct sefa_daemon *d)
+{
+	char buf[4096];
+
+	sefa_fault_list_text(d->faults, buf, sizeof(buf));
+	if (strchr(buf, '\n') != buf + strlen(buf) - 1)
+		fprintf(stderr, "softefad: fault rules:\n%s", buf);
+}
+
 /* What runs beside the listening socket: the wire and the engines. */
 static int engines_start(struct sefa_daemon *d)
 {
@@ -448,18 +481,30 @@ int main(int argc, char **argv)
 		return ret;
 	if (host_init(d, &o))
 		return 1;
+	ret = faults_init(d, &o);
+	if (ret)
+		goto err_faults;
 
-	if (host_up(d, &o, &lfd))
-		return 1;
+	if (host_up(d, &o, &lfd)) {
+		ret = -EIO;
+		goto err_faults;
+	}
+	faults_log(d);
 	if (o.ready_fd >= 0) {
 		if (write(o.ready_fd, "ok\n", 3) != 3) {
 			host_down(d, lfd);
-			return 1;
+			ret = -EIO;
+			goto err_faults;
 		}
 		close(o.ready_fd);
 	}
 	serve(d, lfd);
 	host_down(d, lfd);
+	sefa_faults_free(d->faults);
 	return 0;
+
+err_faults:
+	sefa_faults_free(d->faults);
+	return ret == -EINVAL ? 2 : 1;
 }
 

@@ -20,7 +20,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: softefad [--run-dir DIR] [--profile NAME|list] [--devices N]\n"
 		"                [--netdev IF] [--abi ioctl|write] [--host-id N]\n"
-		"                [--ready-fd FD] [--log FILE] [--verbose]\n"
+		"                [--ready-fd FD] [--log FILE] [--verbose] [--inject FILE]\n"
 		"                [--max-objects N] [--max-queue-mem BYTES[K|M|G]]\n"
 		"                [--wire [--sm] [--wire-loss PCT] [--wire-reorder PCT]\n"
 		"                 [--wire-dup PCT] [--wire-delay USEC]]\n"
@@ -155,6 +155,9 @@ static int parse_opt(struct sefa_daemon *d, struct start_opts *o, int c,
 	case 'l':
 		o->log = arg;
 		return 0;
+	case 'I':
+		o->inject = arg;
+		return 0;
 	case 'v':
 		d->verbose = true;
 		return 0;
@@ -210,6 +213,7 @@ int sefa_parse_args(struct sefa_daemon *d, struct start_opts *o, int argc,
 		{ "host-id", required_argument, NULL, 'H' },
 		{ "ready-fd", required_argument, NULL, 'R' },
 		{ "log", required_argument, NULL, 'l' },
+		{ "inject", required_argument, NULL, 'I' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "wire", no_argument, NULL, 'w' },
 		{ "sm", no_argument, NULL, 'S' },

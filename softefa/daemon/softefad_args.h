@@ -12,6 +12,7 @@
 struct start_opts {
 	const char *netdev;
 	const char *log;
+	const char *inject;		/* fault rules, one per line */
 	unsigned long ndev;
 	int ready_fd;
 	bool sm;

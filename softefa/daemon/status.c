@@ -11,6 +11,7 @@
 #include <infiniband/verbs.h>
 
 #include "status.h"
+#include "fault/fault.h"
 #include "mad/mad.h"
 #include "nic/nic.h"
 #include "uverbs/uverbs.h"
@@ -269,6 +270,11 @@ void sefa_stats_text(struct sefa_daemon *d, char *buf, size_t len)
 				     true);
 		if (off < len)
 			off += admin_text(buf + off, len - off, dev);
+		if (off < len)
+			off += snprintf(buf + off, len - off,
+					"faults %s injected %llu\n", dev->name,
+					(unsigned long long)
+					sefa_fault_dev_total(d->faults, i));
 		for (q = 0; q < SEFA_MAX_QP_IDX && off < len; q++) {
 			const struct sefa_qp *qp = dev->qp[q];
 
@@ -289,5 +295,7 @@ void sefa_stats_text(struct sefa_daemon *d, char *buf, size_t len)
 		off += wire_text(buf + off, len - off, d);
 	if (off < len)
 		off += holdings_text(buf + off, len - off, d);
+	if (off < len && d->faults)
+		sefa_fault_stats_text(d->faults, buf + off, len - off);
 	sefa_daemon_unlock(d);
 }

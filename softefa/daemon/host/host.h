@@ -234,6 +234,7 @@ struct sefa_wire_counters {
 };
 
 struct nic_net;
+struct sefa_faults;
 struct sefa_mm;
 
 /*
@@ -314,6 +315,8 @@ struct sefa_daemon {
 	struct sefa_wire_counters wire_cnt;
 	unsigned int ndev;
 	struct sefa_device dev[SEFA_MAX_DEVICES];
+	/* The fault rules (fault/fault.h), or NULL: with their own lock. */
+	struct sefa_faults *faults;
 
 	/*
 	 * The "kernel lock": clients list, every object, the MAD layer and
