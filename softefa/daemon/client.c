@@ -169,7 +169,7 @@ static int inject_add(struct sefa_client *c, const struct sefa_req *req,
 		return -EINVAL;
 	}
 	rule[n] = '\0';
-	ret = sefa_fault_add(c->d->faults, rule, &id, text, room - 1);
+	ret = sefa_fault_apply_add(c->d, rule, &id, text, room - 1);
 	if (ret) {
 		strcat(text, "\n");
 		return ret;

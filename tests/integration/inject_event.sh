@@ -52,12 +52,12 @@ for provider in ours stock; do
 	watch "$provider" 2
 	sefa inject add event type=port-down dev=efa_0 >/dev/null
 	saw "event port error"
-	saw "port 1 state PORT_DOWN"
+	saw "port 1 state down"
 	expect_eq "devinfo state, port down" "$(port_state)" "PORT_DOWN (1)"
 	expect_eq "sysfs state, port down" "$(cat "$SYSFS_STATE")" "1: DOWN"
 	sefa inject add event type=port-up dev=efa_0 >/dev/null
 	saw "event port active"
-	saw "port 1 state PORT_ACTIVE"
+	saw "port 1 state active"
 	expect_eq "devinfo state, port up" "$(port_state)" "PORT_ACTIVE (4)"
 	expect_eq "sysfs state, port up" "$(cat "$SYSFS_STATE")" "4: ACTIVE"
 	done_ok

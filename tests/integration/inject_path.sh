@@ -26,8 +26,7 @@ wv() {
 
 # hits ID: how often rule ID fired, as softefa inject list says
 hits() {
-	sefa inject list | awk -v id="$1" '$1 == id {
-		for (i = 2; i < NF; i++) if ($i == "hits") print $(i + 1) }'
+	sefa inject list | awk -v id="$1" '$1 == id { print $2 }'
 }
 
 # rule RULE...: add it; its id

@@ -261,7 +261,8 @@ struct sefa_path_verdict {
 	uint64_t delay_ns;
 };
 
-typedef void sefa_path_fault_fn(struct sefa_daemon *d,
+/* Whether rules hold the path now; if so, what they do to @p in @v. */
+typedef bool sefa_path_fault_fn(struct sefa_daemon *d,
 				const struct sefa_path_pkt *p,
 				struct sefa_path_verdict *v);
 
@@ -338,14 +339,13 @@ struct sefa_daemon {
 	unsigned int nclients;
 	struct sefa_caps caps;
 	/*
-	 * Faults on demand: @path_fault, set by the fault engine before the
-	 * engines start, judges each packet on the one-host path while
-	 * @path_faults says it has rules for it; while @freeze_until_ns
-	 * (CLOCK_MONOTONIC ns; UINT64_MAX: until thawed) is ahead, the
-	 * engines pass nothing, and commands are still answered.
+	 * Faults on demand: @path_fault, set before the engines start,
+	 * judges each packet on the one-host path by the fault rules; while
+	 * @freeze_until_ns (CLOCK_MONOTONIC ns; UINT64_MAX: until cleared)
+	 * is ahead and its rule is there, the engines pass nothing, and
+	 * commands are still answered.
 	 */
 	sefa_path_fault_fn *path_fault;
-	atomic_bool path_faults;
 	_Atomic uint64_t freeze_until_ns;
 	struct sefa_mm *mms;		/* processes with pinned memory */
 	int mm_watch;			/* their exits (charge.c) */

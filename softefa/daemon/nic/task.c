@@ -21,6 +21,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "fault/fault.h"
 #include "nic/loc.h"
 
 static uint64_t now_ns(void)
@@ -213,7 +214,8 @@ static long engine_nap(struct nic_engine *eng, long poll)
 
 /*
  * A frozen host's engines do nothing, as a NIC whose firmware stalls: no
- * packet goes or comes, no completion is written, no doorbell read.  They
+ * packet goes or comes, no completion is written, no doorbell read, while
+ * the freeze rule is there (fault/fault.h) and its time runs.  They
  * look again every FREEZE_LOOK_NS: a plain sleep, as neither a wake nor a
  * packet from another host, which the frozen engine leaves unread, may
  * end it early, or it would spin.
@@ -228,8 +230,13 @@ static bool engine_frozen(struct nic_engine *eng)
 	if (!until)
 		return false;
 	now = now_ns();
-	if (until <= now)
+	/* its time ran out, or its rule was cleared */
+	if (until <= now ||
+	    !sefa_fault_any(eng->d->faults, SEFA_FAULT_BIT(SEFA_FAULT_FREEZE))) {
+		atomic_compare_exchange_strong(&eng->d->freeze_until_ns,
+					       &until, 0);
 		return false;
+	}
 	nap.tv_nsec = until - now < (uint64_t)FREEZE_LOOK_NS ?
 		      (long)(until - now) : FREEZE_LOOK_NS;
 	nanosleep(&nap, NULL);

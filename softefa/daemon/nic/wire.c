@@ -162,9 +162,8 @@ static bool wire_local_faulty(struct nic_engine *eng, struct sefa_device *dev,
 
 	if (!dev->engine || !dev->engine->inbox)
 		return false;
-	if (d->path_fault && atomic_load(&d->path_faults))
-		d->path_fault(d, &p, &v);
-	else if (!(p.answer && (pkt->flags & SEFA_PKT_NET)))
+	if (!(d->path_fault && d->path_fault(d, &p, &v)) &&
+	    !(p.answer && (pkt->flags & SEFA_PKT_NET)))
 		return false;
 	if (v.drop)
 		return true;
