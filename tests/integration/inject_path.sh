@@ -4,6 +4,8 @@
 #  - loss, dup, reorder, delay: wire_verbs srd delivers every message once
 #    and intact, and 1 MiB by RDMA write and read; each rule fired, as
 #    softefa inject list counts;
+#  - loss and reorder under libfabric's efa provider: fi_pingpong -c
+#    between two processes on efa_0 checks every message's data;
 #  - blackhole dev=efa_0 peer-dev=efa_1: an SRD send from efa_0 to efa_1
 #    ends in the unreachable remote's error (vendor error 15), as on EFA
 #    when nothing ever answers;
@@ -47,6 +49,24 @@ for r in "loss share=10" "dup share=10" "reorder share=20" "delay usec=300"; do
 	echo "$r: 2 x $N messages intact, fired $h times, $((SECONDS - t0)) s"
 	sefa inject clear all >/dev/null
 done
+
+# libfabric's RDM endpoint over the same path, its own data checks on
+command -v fi_pingpong >/dev/null || fail "libfabric-bin is not installed"
+loss=$(rule loss share=5)
+reorder=$(rule reorder share=10)
+t0=$SECONDS
+# one host: without this, libfabric takes its shm provider, not the device
+FI_EFA_ENABLE_SHM_TRANSFER=0 SERVER_ARGS="-B $PORT" CLIENT_ARGS="-P $PORT" \
+	PAIR_TIMEOUT=120 pair ours ours fi_pingpong -p efa -e rdm -c -I 200 \
+	-S 4096 || fail "fi_pingpong under loss and reorder"
+for side in server client; do
+	grep -Eq '^4k +200 +=200 ' "$RUN/$side.out" ||
+		fail "fi_pingpong $side: $(cat "$RUN/$side.out")"
+done
+[ "$(hits "$loss")" -gt 0 ] && [ "$(hits "$reorder")" -gt 0 ] ||
+	fail "fi_pingpong: a rule never fired: $(sefa inject list)"
+echo "fi_pingpong: 200 x 4k checked, loss fired $(hits "$loss"), reorder $(hits "$reorder"), $((SECONDS - t0)) s"
+sefa inject clear all >/dev/null
 
 # a black hole between the two devices
 gid1=$(sx -- ibv_devinfo -v -d efa_1 | awk '$1 == "GID[" { print $3; exit }')
