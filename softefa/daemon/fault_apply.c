@@ -77,6 +77,27 @@ static enum sefa_fault_op path_op(const struct sefa_path_pkt *p)
 }
 
 /*
+ * A black hole swallows both ways: a packet to this host's device from
+ * the one a blackhole peer-gid= names, seen from that device's side.
+ */
+static bool blackhole_back(struct sefa_daemon *d, const struct sefa_path_pkt *p,
+			   const struct sefa_fault_ctx *fwd,
+			   struct sefa_fault_hit *hit)
+{
+	struct sefa_fault_ctx w = *fwd;
+
+	if (!p->src)
+		return false;
+	w.actions = SEFA_FAULT_BIT(SEFA_FAULT_BLACKHOLE);
+	w.dev = p->dst->index;
+	w.peer_dev = p->src->index;
+	w.qpn = p->dqpn;
+	w.peer_qpn = p->sqpn;
+	w.peer_gid = p->src->gid;
+	return sefa_fault_match(d->faults, &w, hit) > 0;
+}
+
+/*
  * A packet from the device that sends it (dev=, qp=) to the other end
  * (peer-dev=, peer=, peer-gid=); an answer is the responder's packet.
  */
@@ -96,7 +117,8 @@ static bool path_judge(struct sefa_daemon *d, const struct sefa_path_pkt *p,
 	w.peer_qpn = p->dqpn;
 	w.peer_gid = p->dst->gid;
 	w.op = p->answer ? SEFA_FAULT_OP_ANY : path_op(p);
-	if (sefa_fault_match(d->faults, &w, &hit) <= 0)
+	if (sefa_fault_match(d->faults, &w, &hit) <= 0 &&
+	    !blackhole_back(d, p, &w, &hit))
 		return true;
 	switch (hit.action) {
 	case SEFA_FAULT_LOSS:

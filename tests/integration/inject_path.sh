@@ -6,9 +6,9 @@
 #    softefa inject list counts;
 #  - loss and reorder under libfabric's efa provider: fi_pingpong -c
 #    between two processes on efa_0 checks every message's data;
-#  - blackhole dev=efa_0 peer-dev=efa_1: an SRD send from efa_0 to efa_1
-#    ends in the unreachable remote's error (vendor error 15), as on EFA
-#    when nothing ever answers;
+#  - blackhole dev=efa_0 peer-dev=efa_1, and peer-gid= efa_1's GID: an
+#    SRD send from efa_0 to efa_1 ends in the unreachable remote's error
+#    (vendor error 15), as on EFA when nothing ever answers;
 #  - freeze: no message moves while the host is frozen; once thawed, the
 #    transfer completes, all of it.
 # Usage: inject_path.sh BUILD
@@ -75,6 +75,12 @@ id=$(rule blackhole dev=efa_0 peer-dev=efa_1)
 sx -- "$WV" srd -d efa_0 -u "$gid1" | tee "$RUN/hole.out" ||
 	fail "SRD into a black hole: $(cat "$RUN/hole.out")"
 [ "$(hits "$id")" -gt 1 ] || fail "blackhole: it did not take every resend"
+sefa inject clear all >/dev/null
+# the same by the peer's GID
+id=$(rule blackhole peer-gid="$gid1")
+sx -- "$WV" srd -d efa_0 -u "$gid1" | tee "$RUN/hole.out" ||
+	fail "SRD into a black hole by GID: $(cat "$RUN/hole.out")"
+[ "$(hits "$id")" -gt 1 ] || fail "blackhole by GID: it did not take every resend"
 sefa inject clear all >/dev/null
 
 # frozen: nothing moves until thawed
