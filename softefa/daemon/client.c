@@ -51,6 +51,17 @@ static int64_t uverbs_call(struct sefa_client *c, const struct sefa_req *req)
 	}
 }
 
+/*
+ * A device that died (a device-fatal fault) is gone as the kernel has it
+ * once it disassociated the open files from it: every later call on them
+ * fails with EIO.
+ */
+static int64_t device_dead(struct sefa_client *c)
+{
+	return sefa_refuse(c, -EIO, "device %s is dead (device fatal)",
+			   c->dev->name);
+}
+
 /* One system call on the device, under the daemon lock like the kernel's. */
 static int64_t dispatch(struct sefa_client *c, const struct sefa_req *req)
 {
@@ -67,7 +78,10 @@ static int64_t dispatch(struct sefa_client *c, const struct sefa_req *req)
 	c->note.routine = 0;
 	c->note.err = 0;
 	sefa_daemon_lock(c->d);
-	ret = c->umad ? sefa_umad_call(c, req) : uverbs_call(c, req);
+	if (atomic_load(&c->dev->fatal))
+		ret = device_dead(c);
+	else
+		ret = c->umad ? sefa_umad_call(c, req) : uverbs_call(c, req);
 	if (!c->umad)
 		sefa_uverbs_count_admin(c, req->op == SEFA_OP_MMAP, ret);
 	/*
@@ -156,7 +170,7 @@ static int inject_add(struct sefa_client *c, const struct sefa_req *req,
 		return -EINVAL;
 	}
 	rule[n] = '\0';
-	ret = sefa_fault_add(c->d->faults, rule, &id, text, room - 1);
+	ret = sefa_fault_apply_add(c->d, rule, &id, text, room - 1);
 	if (ret) {
 		strcat(text, "\n");
 		return ret;

@@ -334,6 +334,8 @@ static int faults_init(struct sefa_daemon *d, const struct start_opts *o)
 		fprintf(stderr, "softefad: out of memory\n");
 		return ret;
 	}
+	/* a port-down or a freeze of the file holds from the start */
+	sefa_fault_apply_init(d);
 	if (!o->inject)
 		return 0;
 	ret = sefa_fault_add_file(d->faults, o->inject, why, sizeof(why));

@@ -21,7 +21,8 @@
  *    or by LID, with no RDMA; a send that fails ends the client with its
  *    status.  -t sets the QP's timeout (14: a lost packet is retried 7
  *    times, each after 67 ms).
- * Each side prints "qpn N" once its QP is there (and, on RC, connected:
+ * -d DEV picks the device (default: the first), for two devices of one
+ * host.  Each side prints "qpn N" once its QP is there (and, on RC, connected:
  * its PSNs start at 0, one a message), for a test that forges packets.
  *
  *   wire_verbs srd -u GID
@@ -64,6 +65,7 @@ struct side {
 enum mode { MODE_UD, MODE_SRD, MODE_RC, MODE_RC_LID };
 
 struct ctx {
+	const char *dev;		/* -d: NULL, the first device */
 	enum mode mode;
 	bool srd;
 	bool rc;
@@ -144,7 +146,7 @@ static void setup(struct ctx *c)
 	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 		  IBV_ACCESS_REMOTE_READ;
 
-	c->ctx = dev_open(NULL, false);
+	c->ctx = dev_open(c->dev, false);
 	if (!c->ctx)
 		die("open device");
 	c->pd = ibv_alloc_pd(c->ctx);
@@ -473,7 +475,7 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], modes[m]))
 			break;
 	if (argc < 2 || m == sizeof(modes) / sizeof(modes[0])) {
-		fprintf(stderr, "usage: wire_verbs srd|ud|rc|rc-lid [-n N] [-p PORT] [-t RC_TIMEOUT] [SERVER]\n");
+		fprintf(stderr, "usage: wire_verbs srd|ud|rc|rc-lid [-d DEV] [-n N] [-p PORT] [-t RC_TIMEOUT] [SERVER]\n");
 		return 2;
 	}
 	c.mode = m;
@@ -481,7 +483,7 @@ int main(int argc, char **argv)
 	c.rc = m == MODE_RC || m == MODE_RC_LID;
 	optind = 2;
 	c.timeout = 14;
-	while ((opt = getopt(argc, argv, "n:p:t:u:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:n:p:t:u:")) != -1) {
 		if (opt == 'n')
 			n = strtoul(optarg, NULL, 0);
 		else if (opt == 't')
@@ -490,6 +492,8 @@ int main(int argc, char **argv)
 			port = optarg;
 		else if (opt == 'u')
 			nowhere = optarg;
+		else if (opt == 'd')
+			c.dev = optarg;
 		else
 			return 2;
 	}

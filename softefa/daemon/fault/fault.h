@@ -101,6 +101,7 @@ struct sefa_fault_hit {
 	int err;			/* FAIL_CREATE: a positive errno */
 	enum sefa_fault_event event;	/* EVENT */
 	uint64_t usec;			/* DELAY, FREEZE: 0 = until cleared */
+	uint32_t qpn;			/* EVENT, when added: its qp= */
 };
 
 struct sefa_faults;
@@ -131,10 +132,12 @@ int sefa_fault_clear(struct sefa_faults *f, unsigned int id);
  */
 int sefa_fault_match(struct sefa_faults *f, const struct sefa_fault_ctx *what,
 		     struct sefa_fault_hit *hit);
+/* Whether a rule of @actions (SEFA_FAULT_BIT()s) is there, not spent. */
+bool sefa_fault_any(struct sefa_faults *f, unsigned int actions);
 /*
- * Rules that fire for a moment, not for a packet (event): each is handed
- * to @fn once, when added, while @fn is registered, under the table's
- * lock.  @dev is the rule's dev=, or SEFA_FAULT_NO_DEV.
+ * Rules that fire for a moment, not for a packet (event, freeze): each is
+ * handed to @fn once, when added, while @fn is registered, under the
+ * table's lock.  @dev is the rule's dev=, or SEFA_FAULT_NO_DEV.
  */
 void sefa_fault_on_add(struct sefa_faults *f,
 		       void (*fn)(void *arg, const struct sefa_fault_hit *hit,

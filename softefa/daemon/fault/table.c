@@ -75,10 +75,13 @@ void sefa_fault_on_add(struct sefa_faults *f,
 	pthread_mutex_unlock(&f->lock);
 }
 
-/* Rules that fire once, for a moment and not for a packet. */
+/*
+ * Rules that fire once, for a moment and not for a packet: an event, and
+ * a freeze, which lasts while its rule is there and its time runs.
+ */
 static bool fires_when_added(enum sefa_fault_action a)
 {
-	return a == SEFA_FAULT_EVENT;
+	return a == SEFA_FAULT_EVENT || a == SEFA_FAULT_FREEZE;
 }
 
 static void count_hit(struct sefa_faults *f, struct fault_rule *r, int dev)
@@ -124,6 +127,7 @@ static int add(struct sefa_faults *f, const char *text, bool log,
 	f->nrules++;
 	*id = r->id;
 	hit = r->hit;
+	hit.qpn = r->qpn;
 	if (fires_when_added(r->action) && f->on_add)
 		count_hit(f, r, r->dev);
 	if (log)
@@ -283,6 +287,20 @@ static bool fires(struct fault_rule *r, const struct sefa_fault_ctx *w,
 	}
 	*tries = 1;
 	return true;
+}
+
+bool sefa_fault_any(struct sefa_faults *f, unsigned int actions)
+{
+	const struct fault_rule *r;
+	bool any = false;
+
+	if (!f || !atomic_load_explicit(&f->nrules, memory_order_relaxed))
+		return false;
+	pthread_mutex_lock(&f->lock);
+	for (r = f->rules; r && !any; r = r->next)
+		any = !r->spent && (actions & SEFA_FAULT_BIT(r->action));
+	pthread_mutex_unlock(&f->lock);
+	return any;
 }
 
 int sefa_fault_match(struct sefa_faults *f, const struct sefa_fault_ctx *what,

@@ -162,6 +162,13 @@ struct sefa_device {
 	uint32_t num_comp_vectors;	/* its completion EQs */
 	const struct sefa_profile *profile;
 	struct sefa_mad_port *mad;	/* QP0/QP1 of port 1, when has_mad */
+	/*
+	 * Faults on demand (verbs/async_event.c): port 1 is down, and its
+	 * packets are lost; the device died, for good.  Read by the engine
+	 * without the daemon lock.
+	 */
+	atomic_bool port_down;
+	atomic_bool fatal;
 
 	/*
 	 * What the device's engine works on: its object tables, queues,
@@ -257,6 +264,35 @@ struct sefa_faults;
 struct sefa_mm;
 
 /*
+ * A packet on the one-host path (between two devices of this daemon, or
+ * two QPs of one), as the fault engine sees it, and what it does to it:
+ * lost, sent twice, held back behind later packets, or delayed.
+ */
+struct sefa_path_pkt {
+	const struct sefa_device *src;	/* NULL: not a device of this host */
+	const struct sefa_device *dst;
+	uint32_t sqpn;
+	uint32_t dqpn;
+	uint8_t op;			/* EFA_IO_SEND, _RDMA_READ, _RDMA_WRITE */
+	bool imm;			/* carries immediate data */
+	bool answer;			/* an ACK or a NAK */
+};
+
+struct sefa_daemon;
+
+struct sefa_path_verdict {
+	bool drop;
+	bool dup;
+	bool reorder;
+	uint64_t delay_ns;
+};
+
+/* Whether rules hold the path now; if so, what they do to @p in @v. */
+typedef bool sefa_path_fault_fn(struct sefa_daemon *d,
+				const struct sefa_path_pkt *p,
+				struct sefa_path_verdict *v);
+
+/*
  * What one open device file may make the daemon hold (softefad(8),
  * LIMITS); 0 is no cap.
  */
@@ -329,6 +365,15 @@ struct sefa_daemon {
 	unsigned int nclients;
 	struct sefa_caps caps;
 	struct sefa_limits limits;	/* --limit: every device's */
+	/*
+	 * Faults on demand: @path_fault, set before the engines start,
+	 * judges each packet on the one-host path by the fault rules; while
+	 * @freeze_until_ns (CLOCK_MONOTONIC ns; UINT64_MAX: until cleared)
+	 * is ahead and its rule is there, the engines pass nothing, and
+	 * commands are still answered.
+	 */
+	sefa_path_fault_fn *path_fault;
+	_Atomic uint64_t freeze_until_ns;
 	struct sefa_mm *mms;		/* processes with pinned memory */
 	int mm_watch;			/* their exits (charge.c) */
 	bool mm_watch_on;

@@ -105,6 +105,17 @@ static void guid_str(uint64_t g, char *buf, size_t len)
 			return __ret;				\
 	} while (0)
 
+/* As ib_core's sysfs shows them: "4: ACTIVE", "5: LinkUp". */
+static const char *port_state(const struct sefa_device *dev)
+{
+	return atomic_load(&dev->port_down) ? "1: DOWN" : "4: ACTIVE";
+}
+
+static const char *port_phys_state(const struct sefa_device *dev)
+{
+	return atomic_load(&dev->port_down) ? "3: Disabled" : "5: LinkUp";
+}
+
 /*
  * What libibumad (and so ibstat) reads of port 1, besides the files
  * libibverbs wants: every one of these is mandatory to it.
@@ -124,8 +135,8 @@ static int port_tree(const struct sefa_device *dev, const char *sys,
 	PUT(sys, port, "lid_mask_count", "%u", p->has_lid ? 0 : 1);
 	PUT(sys, port, "sm_lid", "0x%x", dev->sm_lid);
 	PUT(sys, port, "sm_sl", "0");
-	PUT(sys, port, "state", "4: ACTIVE");
-	PUT(sys, port, "phys_state", "5: LinkUp");
+	PUT(sys, port, "state", "%s", port_state(dev));
+	PUT(sys, port, "phys_state", "%s", port_phys_state(dev));
 	PUT(sys, port, "rate", "%s", sefa_link_rate_str(p->link_gbps));
 	PUT(sys, port, "cap_mask", "0x%08x", dev->cap_mask);
 	PUT(sys, port, "link_layer", "%s",
@@ -479,7 +490,10 @@ static int sysfs_root(const struct sefa_daemon *d, char *sys, size_t len)
 	return 0;
 }
 
-/* The port's capability mask changed (an SM came or went). */
+/*
+ * What of the port changes while it runs: its capability mask (an SM came
+ * or went) and its state (it went down or came up).
+ */
 int sefa_sysfs_port_update(const struct sefa_daemon *d,
 			   const struct sefa_device *dev)
 {
@@ -489,6 +503,8 @@ int sefa_sysfs_port_update(const struct sefa_daemon *d,
 	if (ret)
 		return ret;
 	snprintf(port, sizeof(port), "class/infiniband/%s/ports/1", dev->name);
+	PUT(sys, port, "state", "%s", port_state(dev));
+	PUT(sys, port, "phys_state", "%s", port_phys_state(dev));
 	return put(sys, port, "cap_mask", "0x%08x", dev->cap_mask);
 }
 

@@ -17,7 +17,10 @@
  * device it is for and the GID it came from.  It holds what the senders'
  * windows let out, up to INBOX_BYTES; past that, or when memory runs out,
  * it drops what comes, as a wire would, and the requester's timer sends
- * it again.
+ * it again.  A frame the one-host path's faults delay waits in it until
+ * its due time, behind those due before it and ahead of those due after,
+ * as the wire's held packets do (net_tx.c); the engine naps no longer
+ * than until the first is due.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -31,6 +34,7 @@
 struct inbox_rec {
 	struct inbox_rec *next;
 	unsigned int dev;		/* the index of the device it is for */
+	uint64_t due_ns;		/* 0: at once */
 	uint8_t sgid[16];		/* the sending device's */
 	size_t len;
 	uint8_t frame[];
@@ -38,7 +42,7 @@ struct inbox_rec {
 
 struct nic_inbox {
 	pthread_mutex_t lock;		/* a leaf: no lock is taken under it */
-	struct inbox_rec *head, **tail;
+	struct inbox_rec *head, *last;
 	size_t bytes;			/* of the frames queued */
 };
 
@@ -49,7 +53,6 @@ int nic_inbox_open(struct nic_engine *eng)
 	if (!in)
 		return -ENOMEM;
 	pthread_mutex_init(&in->lock, NULL);
-	in->tail = &in->head;
 	eng->inbox = in;
 	return 0;
 }
@@ -70,13 +73,33 @@ void nic_inbox_close(struct nic_engine *eng)
 	eng->inbox = NULL;
 }
 
+/* @r into the queue, behind every frame due no later than it. */
+static void inbox_queue(struct nic_inbox *in, struct inbox_rec *r)
+{
+	struct inbox_rec **pp;
+
+	if (!in->head || in->last->due_ns <= r->due_ns) {
+		pp = in->head ? &in->last->next : &in->head;
+	} else {
+		for (pp = &in->head; (*pp)->due_ns <= r->due_ns;
+		     pp = &(*pp)->next)
+			;
+	}
+	r->next = *pp;
+	*pp = r;
+	if (!r->next)
+		in->last = r;
+}
+
 /*
- * @pkt, from a device of @eng to @dev, a device of another engine: one
- * packet of it, as nic_net_xmit() sends to another host.  Returns 0, or
- * -EFAULT when the requester's buffers cannot be read: nothing leaves.
+ * @pkt, from a device of @eng to @dev, a device of another engine or, as
+ * the one-host path's faults have it, of @eng itself: one packet of it, as
+ * nic_net_xmit() sends to another host, for @dev's engine to take once
+ * @due_ns (0: at once) is past.  Returns 0, or -EFAULT when the
+ * requester's buffers cannot be read: nothing leaves.
  */
 int nic_inbox_xmit(struct nic_engine *eng, struct sefa_device *dev,
-		   const struct sefa_pkt *pkt)
+		   const struct sefa_pkt *pkt, uint64_t due_ns)
 {
 	struct nic_engine *to = dev->engine;
 	struct nic_inbox *in = to->inbox;
@@ -91,6 +114,7 @@ int nic_inbox_xmit(struct nic_engine *eng, struct sefa_device *dev,
 		goto drop;
 	r->next = NULL;
 	r->dev = dev->index;
+	r->due_ns = due_ns;
 	memcpy(r->sgid, pkt->sgid, sizeof(r->sgid));
 	r->len = len;
 	memcpy(r->frame, eng->frame, len);
@@ -98,8 +122,7 @@ int nic_inbox_xmit(struct nic_engine *eng, struct sefa_device *dev,
 	pthread_mutex_lock(&in->lock);
 	room = in->bytes + len <= INBOX_BYTES;
 	if (room) {
-		*in->tail = r;
-		in->tail = &r->next;
+		inbox_queue(in, r);
 		in->bytes += len;
 	}
 	pthread_mutex_unlock(&in->lock);
@@ -107,7 +130,8 @@ int nic_inbox_xmit(struct nic_engine *eng, struct sefa_device *dev,
 		free(r);
 		goto drop;
 	}
-	nic_watch_kick(to->watch);
+	if (to != eng)
+		nic_watch_kick(to->watch);
 	return 0;
 
 drop:
@@ -116,6 +140,20 @@ drop:
 	dev->engine_cnt.inbox_drops++;
 	pthread_mutex_unlock(&in->lock);
 	return 0;
+}
+
+/* When the first frame held back is due: 0 when none waits. */
+uint64_t nic_inbox_next_due(struct nic_engine *eng)
+{
+	struct nic_inbox *in = eng->inbox;
+	uint64_t due;
+
+	if (!in)
+		return 0;
+	pthread_mutex_lock(&in->lock);
+	due = in->head ? in->head->due_ns : 0;
+	pthread_mutex_unlock(&in->lock);
+	return due;
 }
 
 /*
@@ -146,17 +184,17 @@ void nic_inbox_unlock_device(struct sefa_device *dev)
 	pthread_mutex_unlock(&dev->lock);
 }
 
-/* The oldest frame, taken off the queue; NULL if none. */
-static struct inbox_rec *inbox_take(struct nic_inbox *in)
+/* The first frame due by @now, taken off the queue; NULL if none. */
+static struct inbox_rec *inbox_take(struct nic_inbox *in, uint64_t now)
 {
 	struct inbox_rec *r;
 
 	pthread_mutex_lock(&in->lock);
 	r = in->head;
+	if (r && r->due_ns > now)
+		r = NULL;
 	if (r) {
 		in->head = r->next;
-		if (!in->head)
-			in->tail = &in->head;
 		in->bytes -= r->len;
 	}
 	pthread_mutex_unlock(&in->lock);
@@ -175,7 +213,7 @@ unsigned int nic_inbox_poll(struct nic_engine *eng)
 
 	if (!eng->inbox)
 		return 0;
-	while ((r = inbox_take(eng->inbox))) {
+	while ((r = inbox_take(eng->inbox, eng->now))) {
 		struct sefa_device *dev = &eng->d->dev[r->dev];
 
 		work++;

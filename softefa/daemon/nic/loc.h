@@ -84,6 +84,12 @@ enum sefa_pkt_op {
  */
 #define NIC_WIRE_CHUNK		(32 * 1024)
 
+/*
+ * A packet held back to be reordered, on the wire or the one-host path,
+ * waits this much longer than the rest.
+ */
+#define NIC_REORDER_NS		(200 * 1000)
+
 /* frame.c: packets as bytes on the wire (softefa-wire(7)) */
 #define NIC_FRAME_MAX		(64 + NIC_WIRE_CHUNK + 8)
 
@@ -322,7 +328,8 @@ void nic_comp_flush(struct sefa_qp *qp);
 int nic_inbox_open(struct nic_engine *eng);
 void nic_inbox_close(struct nic_engine *eng);
 int nic_inbox_xmit(struct nic_engine *eng, struct sefa_device *dev,
-		   const struct sefa_pkt *pkt);
+		   const struct sefa_pkt *pkt, uint64_t due_ns);
+uint64_t nic_inbox_next_due(struct nic_engine *eng);
 bool nic_inbox_trylock_device(struct sefa_device *dev);
 void nic_inbox_unlock_device(struct sefa_device *dev);
 unsigned int nic_inbox_poll(struct nic_engine *eng);

@@ -14,8 +14,6 @@
 #include "nic/net_loc.h"
 
 #define ROCE_PORT	4791
-/* A packet held back for reordering waits this long after the delay. */
-#define REORDER_NS	(200 * 1000)
 
 uint64_t nic_net_now_ns(void)
 {
@@ -116,7 +114,7 @@ void nic_net_send_faulty(struct sefa_daemon *d, uint64_t now, int fd,
 	}
 	if (o->reorder && rand_pct(n) < o->reorder) {
 		d->wire_cnt.reordered++;
-		delay += REORDER_NS;
+		delay += NIC_REORDER_NS;
 	}
 	while (copies--) {
 		if (!delay || hold(n, now + delay, fd, to, n->tx, len))

@@ -9,8 +9,8 @@
  * and net.c over net_lid.c and net_tx.c, with lookup.c, frame.c and
  * lid.c), the memory they reach (mr.c, dma.c) and the engine thread
  * (task.c, watch.c).  It may include the verbs objects (verbs/verbs.h,
- * and core/ through it), the device ABI headers (efa_ext_abi.h,
- * efa_abi_compat.h) and system headers; no file of the daemon's higher
+ * and core/ through it), the fault engine it asks (fault/fault.h), the
+ * device ABI headers (efa_ext_abi.h, efa_abi_compat.h) and system headers; no file of the daemon's higher
  * rooms (uverbs/, mad/, the connection code).  This header is what the
  * rest of the daemon may use of it; nic/loc.h is the room's own.
  */

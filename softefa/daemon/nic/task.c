@@ -21,6 +21,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "fault/fault.h"
 #include "nic/loc.h"
 
 static uint64_t now_ns(void)
@@ -46,6 +47,9 @@ unsigned int nic_engine_run(struct nic_engine *eng)
 	for (i = eng->first; i < eng->first + eng->ndev; i++) {
 		struct sefa_cq *cq;
 
+		/* a dead device's queues are nobody's to serve */
+		if (atomic_load(&d->dev[i].fatal))
+			continue;
 		for (cq = d->dev[i].armable; cq; cq = cq->next_armable)
 			work += sefa_cq_poll_arm(cq);
 		for (q = 0; q < SEFA_MAX_QP_IDX; q++) {
@@ -186,8 +190,57 @@ static unsigned int engine_pass_before_sleep(struct nic_engine *eng)
 		return work;
 	}
 	eng->timeless = !engine_watch_doorbells(eng) && !eng->d->net &&
-			!engine_ticks(eng);
+			!engine_ticks(eng) && !nic_inbox_next_due(eng);
 	return 0;
+}
+
+/*
+ * How long the engine may nap at most: @poll, or less when a frame held
+ * back in its inbox falls due before.  0 is until a wake.
+ */
+static long engine_nap(struct nic_engine *eng, long poll)
+{
+	uint64_t due = nic_inbox_next_due(eng), now;
+
+	if (!due)
+		return eng->timeless ? 0 : poll;
+	now = now_ns();
+	if (due <= now)
+		return 1;
+	if (eng->timeless || due - now < (uint64_t)poll)
+		return (long)(due - now);
+	return poll;
+}
+
+/*
+ * A frozen host's engines do nothing, as a NIC whose firmware stalls: no
+ * packet goes or comes, no completion is written, no doorbell read, while
+ * the freeze rule is there (fault/fault.h) and its time runs.  They
+ * look again every FREEZE_LOOK_NS: a plain sleep, as neither a wake nor a
+ * packet from another host, which the frozen engine leaves unread, may
+ * end it early, or it would spin.
+ */
+#define FREEZE_LOOK_NS	(1000 * 1000L)
+
+static bool engine_frozen(struct nic_engine *eng)
+{
+	uint64_t until = atomic_load(&eng->d->freeze_until_ns), now;
+	struct timespec nap = { 0 };
+
+	if (!until)
+		return false;
+	now = now_ns();
+	/* its time ran out, or its rule was cleared */
+	if (until <= now ||
+	    !sefa_fault_any(eng->d->faults, SEFA_FAULT_BIT(SEFA_FAULT_FREEZE))) {
+		atomic_compare_exchange_strong(&eng->d->freeze_until_ns,
+					       &until, 0);
+		return false;
+	}
+	nap.tv_nsec = until - now < (uint64_t)FREEZE_LOOK_NS ?
+		      (long)(until - now) : FREEZE_LOOK_NS;
+	nanosleep(&nap, NULL);
+	return true;
 }
 
 /* How often an engine of one device does the higher layer's timed work. */
@@ -263,7 +316,11 @@ static void *engine_main(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	engine_priority();
 	while (!atomic_load(&eng->stop)) {
-		unsigned int work = engine_timed_work(eng);
+		unsigned int work;
+
+		if (engine_frozen(eng))
+			continue;
+		work = engine_timed_work(eng);
 
 		engine_lock(eng);
 		work += engine_pass_before_sleep(eng);
@@ -299,7 +356,7 @@ static void *engine_main(void *arg)
 			continue;
 		}
 		nic_watch_polling(eng->watch, poll == POLL_MIN_NS);
-		why = nic_watch_sleep(eng->watch, eng->timeless ? 0 : poll);
+		why = nic_watch_sleep(eng->watch, engine_nap(eng, poll));
 		slept = true;
 	}
 	return NULL;
@@ -340,7 +397,8 @@ static struct nic_engine *engine_new(struct sefa_daemon *d,
 	eng->ndev = ndev;
 	if (nic_watch_open(eng))
 		goto err_free;
-	if (!engine_whole(eng) && nic_inbox_open(eng))
+	/* a whole engine's own: what the one-host path's faults hold back */
+	if (nic_inbox_open(eng))
 		goto err_watch;
 	for (i = first; i < first + ndev; i++)
 		d->dev[i].engine = eng;

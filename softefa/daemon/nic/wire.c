@@ -27,6 +27,8 @@ static void wire_answer(struct nic_engine *eng, const struct sefa_pkt *req,
 		.qpt = req->qpt,
 		.status = status,
 		.rnr_timer = rnr_timer,
+		/* an answer to a request in frames goes in frames */
+		.flags = req->flags & SEFA_PKT_NET,
 		.sqpn = req->dqpn,
 		.dqpn = req->sqpn,
 		.psn = req->psn,
@@ -105,6 +107,9 @@ static bool wire_rc_peer(struct nic_engine *eng, struct sefa_device *dev,
 void nic_wire_deliver(struct nic_engine *eng, struct sefa_device *dev,
 		      const struct sefa_pkt *pkt)
 {
+	/* what came in frames to a port that went down meanwhile */
+	if (atomic_load(&dev->port_down) || atomic_load(&dev->fatal))
+		return;
 	if (!wire_rc_peer(eng, dev, pkt)) {
 		nic_wire_dropped(eng, pkt, SEFA_DROP_NOT_PEER);
 		return;
@@ -128,15 +133,78 @@ static void wire_unreadable(struct nic_engine *eng, const struct sefa_pkt *pkt,
 				EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY, 0);
 }
 
+/*
+ * @pkt to @dev of this host while the fault engine has rules for the
+ * one-host path: as it says, lost, twice, or held back as long as the
+ * wire holds a packet (net_tx.c).  Every packet then goes in frames
+ * through the inboxes, also between two QPs of one engine, so that the
+ * responder's sequence checks and the completer's list meet what a wire
+ * gives them, and SRD stays exactly-once.  An answer to a request in
+ * frames goes in frames too, also once the rules are gone: its WQE waits
+ * in its QP's list.
+ */
+static bool wire_local_faulty(struct nic_engine *eng, struct sefa_device *dev,
+			      const struct sefa_pkt *pkt)
+{
+	struct sefa_daemon *d = eng->d;
+	struct sefa_path_pkt p = {
+		.src = nic_device_by_gid(d, pkt->sgid),
+		.dst = dev,
+		.sqpn = pkt->sqpn,
+		.dqpn = pkt->dqpn,
+		.op = pkt->op,
+		.imm = pkt->flags & SEFA_PKT_IMM,
+		.answer = pkt->op == SEFA_PKT_ACK,
+	};
+	struct sefa_path_verdict v = {};
+	uint64_t due = 0;
+	int ret;
+
+	if (!dev->engine || !dev->engine->inbox)
+		return false;
+	if (!(d->path_fault && d->path_fault(d, &p, &v)) &&
+	    !(p.answer && (pkt->flags & SEFA_PKT_NET)))
+		return false;
+	if (v.drop)
+		return true;
+	if (v.delay_ns || v.reorder)
+		due = eng->now + v.delay_ns + (v.reorder ? NIC_REORDER_NS : 0);
+	ret = nic_inbox_xmit(eng, dev, pkt, due);
+	if (!ret && v.dup)
+		ret = nic_inbox_xmit(eng, dev, pkt, due);
+	wire_unreadable(eng, pkt, ret);
+	return true;
+}
+
+/*
+ * Whether the port @pkt leaves from, or that of @dev it goes to, is down
+ * or its device dead: the packet is lost, as on a link without carrier,
+ * and the requester's timer finds it.
+ */
+static bool wire_port_down(struct nic_engine *eng, struct sefa_device *dev,
+			   const struct sefa_pkt *pkt)
+{
+	struct sefa_device *src = nic_device_by_gid(eng->d, pkt->sgid);
+
+	if (dev && (atomic_load(&dev->port_down) || atomic_load(&dev->fatal)))
+		return true;
+	return src && (atomic_load(&src->port_down) ||
+		       atomic_load(&src->fatal));
+}
+
 void nic_wire_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 {
 	struct sefa_device *dev = pkt->dlid ?
 				  nic_device_by_lid(eng->d, pkt->dlid) :
 				  nic_device_by_gid(eng->d, pkt->dgid);
 
+	if (wire_port_down(eng, dev, pkt))
+		return;
+	if (dev && wire_local_faulty(eng, dev, pkt))
+		return;
 	if (dev && dev->engine && dev->engine != eng) {
 		if (!wire_may_lock_peer(pkt) || !nic_inbox_trylock_device(dev)) {
-			wire_unreadable(eng, pkt, nic_inbox_xmit(eng, dev, pkt));
+			wire_unreadable(eng, pkt, nic_inbox_xmit(eng, dev, pkt, 0));
 			return;
 		}
 		nic_wire_deliver(eng, dev, pkt);

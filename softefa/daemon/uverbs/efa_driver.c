@@ -138,7 +138,8 @@ int efa_fill_port_attr(const struct sefa_device *dev, unsigned int port,
 		return -EINVAL;
 
 	memset(resp, 0, sizeof(*resp));
-	resp->state = IBV_PORT_ACTIVE;
+	resp->state = atomic_load(&dev->port_down) ? IBV_PORT_DOWN :
+						     IBV_PORT_ACTIVE;
 	resp->max_mtu = p->active_mtu;
 	resp->active_mtu = p->active_mtu;
 	resp->gid_tbl_len = SEFA_GID_TBL_LEN;
@@ -151,7 +152,8 @@ int efa_fill_port_attr(const struct sefa_device *dev, unsigned int port,
 	resp->max_vl_num = 1;
 	sefa_link_speed(p->link_gbps, &resp->active_speed,
 			&resp->active_width);
-	resp->phys_state = 5;		/* LinkUp */
+	/* LinkUp, or Disabled */
+	resp->phys_state = atomic_load(&dev->port_down) ? 3 : 5;
 	resp->link_layer = p->link_layer;
 	return 0;
 }

@@ -355,6 +355,18 @@ bool sefa_cq_write(struct sefa_cq *cq, unsigned int sub,
 void sefa_async_event(struct sefa_client *c, uint64_t element, uint32_t type,
 		      uint32_t *counter);
 
+/* async_event.c */
+enum sefa_async_kind {
+	SEFA_ASYNC_QP_FATAL,
+	SEFA_ASYNC_CQ_ERR,
+	SEFA_ASYNC_PORT_DOWN,
+	SEFA_ASYNC_PORT_UP,
+	SEFA_ASYNC_DEVICE_FATAL,
+};
+
+int sefa_async_raise(struct sefa_daemon *d, struct sefa_device *dev,
+		     enum sefa_async_kind kind, int64_t qpn);
+
 /* cq_buf.c */
 int sefa_cq_ext_get(struct sefa_client *c, const struct sefa_cq_buf_attrs *b,
 		    size_t ring_len, struct sefa_cq_ext *ext, bool *used,
