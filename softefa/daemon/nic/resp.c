@@ -216,8 +216,10 @@ static void resp_answer(struct nic_engine *eng, const struct sefa_device *dev,
 /*
  * The status of memory that could not be moved (@err from dma.c): the
  * requester's, when @sender says so, else the receiver's fault, @st; but
- * a receiver that is gone has its QP destroyed next, and RC's requester
- * hears nothing, as from a QP destroyed already.
+ * a receiver that is gone has its QP destroyed next: RC's requester hears
+ * nothing, as from a QP destroyed already, and a UD datagram is dropped
+ * with no completion that nobody would read (on hardware the pages stay
+ * pinned until the QP is gone, so the datagram would land unseen).
  */
 static int place_status(struct sefa_qp *tqp, const struct sefa_pkt *pkt,
 			int err, bool sender, int st)
@@ -236,7 +238,10 @@ static int place_status(struct sefa_qp *tqp, const struct sefa_pkt *pkt,
 					"cannot be reached (unmapped)");
 	if (sender)
 		return RESP_SENDER_FAULT;
-	return err == -ESRCH && tqp->type == IBV_QPT_RC ? RESP_SILENT : st;
+	if (err == -ESRCH &&
+	    (tqp->type == IBV_QPT_RC || tqp->type == IBV_QPT_UD))
+		return RESP_SILENT;
+	return st;
 }
 
 /*
