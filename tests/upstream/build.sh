@@ -107,22 +107,26 @@ build_pyverbs() {
 	echo "pyverbs built in $((SECONDS - start)) s"
 }
 
+# Each step's commands are chained: step() runs them inside an if, where
+# set -e does not act, and a failure in the middle must fail the step.
 build_libfabric() {
 	unpack "$FABRIC" libfabric
-	cd "$P/src/libfabric"
-	./autogen.sh
-	./configure --prefix="$P/libfabric" --enable-efa="$P/rdma-core" \
-		--enable-shm --disable-verbs --disable-psm3 --disable-psm2 \
-		--disable-usnic --disable-opx --disable-cxi --disable-ucx \
-		--disable-lpp --disable-static
-	make -j"$(nproc)" install
+	cd "$P/src/libfabric" &&
+		./autogen.sh &&
+		./configure --prefix="$P/libfabric" \
+			--enable-efa="$P/rdma-core" --enable-shm \
+			--disable-verbs --disable-psm3 --disable-psm2 \
+			--disable-usnic --disable-opx --disable-cxi \
+			--disable-ucx --disable-lpp --disable-static &&
+		make -j"$(nproc)" install
 }
 
 build_fabtests() {
-	cd "$P/src/libfabric/fabtests"
-	./autogen.sh
-	./configure --prefix="$P/libfabric" --with-libfabric="$P/libfabric"
-	make -j"$(nproc)" install
+	cd "$P/src/libfabric/fabtests" &&
+		./autogen.sh &&
+		./configure --prefix="$P/libfabric" \
+			--with-libfabric="$P/libfabric" &&
+		make -j"$(nproc)" install
 }
 
 # The unit test alone, libfabric linked into it statically (no libtool
