@@ -54,7 +54,8 @@ static int64_t uverbs_call(struct sefa_client *c, const struct sefa_req *req)
 /*
  * A device that died (a device-fatal fault) is gone as the kernel has it
  * once it disassociated the open files from it: every later call on them
- * fails with EIO.
+ * fails with EIO.  Only a uverbs file has a device (c->dev); a umad file
+ * has its port's agents.
  */
 static int64_t device_dead(struct sefa_client *c)
 {
@@ -78,7 +79,7 @@ static int64_t dispatch(struct sefa_client *c, const struct sefa_req *req)
 	c->note.routine = 0;
 	c->note.err = 0;
 	sefa_daemon_lock(c->d);
-	if (atomic_load(&c->dev->fatal))
+	if (!c->umad && atomic_load(&c->dev->fatal))
 		ret = device_dead(c);
 	else
 		ret = c->umad ? sefa_umad_call(c, req) : uverbs_call(c, req);
