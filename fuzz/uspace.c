@@ -104,6 +104,23 @@ ssize_t __wrap_process_vm_writev(pid_t pid, const struct iovec *local,
 	return user_copy(local, nlocal, remote, nremote, true);
 }
 
+/*
+ * REG_MR's look at the client's mappings (/proc/PID/maps): the harnesses'
+ * client space is mapped, readable and writable, and nothing else is.
+ */
+int __wrap_sefa_user_pages_ok(struct sefa_client *c, uint64_t addr,
+			      uint64_t len, bool write);
+int __real_sefa_user_pages_ok(struct sefa_client *c, uint64_t addr,
+			      uint64_t len, bool write);
+
+int __wrap_sefa_user_pages_ok(struct sefa_client *c, uint64_t addr,
+			      uint64_t len, bool write)
+{
+	if (fuzz_user_real)
+		return __real_sefa_user_pages_ok(c, addr, len, write);
+	return user_ptr((const void *)(uintptr_t)addr, len) ? 0 : -EFAULT;
+}
+
 void fuzz_stream_init(struct fuzz_stream *s, const uint8_t *data,
 		      size_t size, size_t from)
 {
