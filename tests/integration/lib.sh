@@ -8,6 +8,10 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../../scripts/common.sh"
 
 BUILD=${1:?build directory}
+# absolute, since tests hand it to programs that run elsewhere (the
+# fabtests harness's stand-in ssh runs in pytest's directory)
+[ -d "$BUILD" ] || { echo "$0: $BUILD: no such build directory" >&2; exit 1; }
+BUILD=$(cd "$BUILD" && pwd)
 shift
 SOFTEFA="$BUILD/bin/softefa"
 # infiniband-diags live in sbin
