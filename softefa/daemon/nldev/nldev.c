@@ -15,6 +15,7 @@
 #include <rdma/ib_user_ioctl_verbs.h>
 
 #include "host/host.h"
+#include "host/port.h"
 #include "nldev/nl_local.h"
 
 /* ib_user_verbs' ABI of the efa driver, its sysfs abi_version. */
@@ -57,8 +58,9 @@ static int fill_port_info(struct nl_msg *m, const struct sefa_device *dev)
 	     nl_put_u32(m, RDMA_NLDEV_ATTR_SM_LID, dev->sm_lid) ||
 	     nl_put_u8(m, RDMA_NLDEV_ATTR_LMC, 0)))
 		return -EMSGSIZE;
-	if (nl_put_u8(m, RDMA_NLDEV_ATTR_PORT_STATE, IBV_PORT_ACTIVE) ||
-	    nl_put_u8(m, RDMA_NLDEV_ATTR_PORT_PHYS_STATE, 5 /* LinkUp */))
+	if (nl_put_u8(m, RDMA_NLDEV_ATTR_PORT_STATE, sefa_port_state(dev)) ||
+	    nl_put_u8(m, RDMA_NLDEV_ATTR_PORT_PHYS_STATE,
+		      sefa_port_phys_state(dev)))
 		return -EMSGSIZE;
 	return 0;
 }
