@@ -165,6 +165,39 @@ START_TEST(dump_ends_with_done)
 }
 END_TEST
 
+/*
+ * The resource summary as the device answers: one device by its index,
+ * every device in a dump, none for an index no device has.
+ */
+START_TEST(res_summary_one_or_all)
+{
+	const uint16_t type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV,
+					       RDMA_NLDEV_CMD_RES_GET);
+	struct req r;
+
+	req_init(&r, RDMA_NLDEV_CMD_RES_GET, 0);
+	req_u32(&r, RDMA_NLDEV_ATTR_DEV_INDEX, 0);
+	input(&r, r.h.nlmsg_len);
+	ck_assert_uint_eq(got.n, 1);
+	ck_assert_uint_eq(answer(0)->nlmsg_type, type);
+	ck_assert_uint_eq(answer(0)->nlmsg_flags & NLM_F_MULTI, 0);
+	ck_assert_ptr_nonnull(find(0, RDMA_NLDEV_ATTR_RES_SUMMARY));
+
+	req_init(&r, RDMA_NLDEV_CMD_RES_GET, NLM_F_DUMP);
+	input(&r, r.h.nlmsg_len);
+	ck_assert_uint_eq(got.n, d.ndev + 1);
+	ck_assert_uint_eq(answer(0)->nlmsg_type, type);
+	ck_assert(answer(0)->nlmsg_flags & NLM_F_MULTI);
+	ck_assert_ptr_nonnull(find(0, RDMA_NLDEV_ATTR_RES_SUMMARY));
+	ck_assert_uint_eq(answer(d.ndev)->nlmsg_type, NLMSG_DONE);
+
+	req_init(&r, RDMA_NLDEV_CMD_RES_GET, 0);
+	req_u32(&r, RDMA_NLDEV_ATTR_DEV_INDEX, d.ndev);
+	input(&r, r.h.nlmsg_len);
+	expect_error(-EINVAL, 77);
+}
+END_TEST
+
 START_TEST(ack_when_asked)
 {
 	struct req r;
@@ -467,6 +500,7 @@ static Suite *nldev_suite(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, get_one_device);
 	tcase_add_test(tc, dump_ends_with_done);
+	tcase_add_test(tc, res_summary_one_or_all);
 	tcase_add_test(tc, ack_when_asked);
 	tcase_add_test(tc, short_header);
 	tcase_add_test(tc, length_past_the_end);
