@@ -4,7 +4,7 @@
 #  - qp-fatal: IBV_EVENT_QP_FATAL, and the QP is in the error state;
 #  - cq-error: IBV_EVENT_CQ_ERR;
 #  - port-down, port-up: IBV_EVENT_PORT_ERR and _ACTIVE, the port's state
-#    in query_port, ibv_devinfo and sysfs;
+#    in query_port, ibv_devinfo, sysfs and RDMA netlink (rdma link show);
 #  - device-fatal: IBV_EVENT_DEVICE_FATAL, then EIO on the next verb and
 #    on a new context.
 # Each on our provider and the stock one.
@@ -38,6 +38,19 @@ port_state() {
 	sx -- ibv_devinfo -d efa_0 | devinfo_field state
 }
 
+# link_state: "STATE PHYSICAL_STATE" of efa_0/1 as iproute2's rdma tool
+# reads them from RDMA netlink
+link_state() {
+	local out
+
+	out=$(sx -- timeout 30 rdma -j link show efa_0/1) ||
+		fail "rdma link show efa_0/1: exit status $?: $out"
+	jq -r '.[0] | "\(.state) \(.physical_state)"' <<<"$out"
+}
+
+command -v rdma >/dev/null || fail "no rdma tool (iproute2)"
+command -v jq >/dev/null || fail "no jq"
+
 for provider in ours stock; do
 	start_host
 
@@ -55,11 +68,13 @@ for provider in ours stock; do
 	saw "port 1 state down"
 	expect_eq "devinfo state, port down" "$(port_state)" "PORT_DOWN (1)"
 	expect_eq "sysfs state, port down" "$(cat "$SYSFS_STATE")" "1: DOWN"
+	expect_eq "rdma link, port down" "$(link_state)" "DOWN DISABLED"
 	sefa inject add event type=port-up dev=efa_0 >/dev/null
 	saw "event port active"
 	saw "port 1 state active"
 	expect_eq "devinfo state, port up" "$(port_state)" "PORT_ACTIVE (4)"
 	expect_eq "sysfs state, port up" "$(cat "$SYSFS_STATE")" "4: ACTIVE"
+	expect_eq "rdma link, port up" "$(link_state)" "ACTIVE LINK_UP"
 	done_ok
 
 	watch "$provider" 1

@@ -2,7 +2,9 @@
 # infiniband-diags over the MAD layer of the extended profile: smpquery
 # (LID-routed and directed route) answered by the ports' SMA, sminfo and
 # saquery (NodeRecord and PathRecord tables through RMPP) by the daemon's
-# SM/SA, perfquery by the PMA, whose counters follow the device's.
+# SM/SA, perfquery by the PMA, whose counters follow the device's; a port
+# taken down (softefa inject) is Down in its PortInfo and to ibstat, and
+# Active again once up.
 # Usage: mad_tools.sh BUILD
 . "$(dirname "$0")/lib.sh" "$1"
 PORT=$(pick_port)
@@ -29,6 +31,27 @@ expect_eq "portinfo Lid" "$(field Lid <<<"$out")" "$LID1"
 expect_eq "portinfo SMLid" "$(field SMLid <<<"$out")" 1
 expect_eq "portinfo LinkState" "$(field LinkState <<<"$out")" Active
 expect_eq "portinfo NeighborMTU" "$(field NeighborMTU <<<"$out")" 4096
+# port_is STATE PHYS: efa_1's port as its own SMA (directed route, no hop)
+# and ibstat (sysfs) give it
+port_is() {
+	local out
+
+	out=$(mad smpquery -C efa_1 -P 1 -D portinfo 0) ||
+		fail "smpquery -C efa_1 -D portinfo 0: $out"
+	expect_eq "efa_1 LinkState" "$(field LinkState <<<"$out")" "$1"
+	expect_eq "efa_1 PhysLinkState" "$(field PhysLinkState <<<"$out")" "$2"
+	out=$(mad ibstat efa_1 1) || fail "ibstat efa_1 1: $out"
+	expect_eq "efa_1 ibstat State" \
+		"$(awk -F': ' '$1 ~ /^\s*State$/ { print $2 }' <<<"$out")" "$1"
+	expect_eq "efa_1 ibstat Physical state" \
+		"$(awk -F': ' '$1 ~ /Physical state/ { print $2 }' <<<"$out")" "$2"
+}
+port_is Active LinkUp
+sefa inject add event type=port-down dev=efa_1 >/dev/null
+port_is Down Disabled
+sefa inject add event type=port-up dev=efa_1 >/dev/null
+port_is Active LinkUp
+
 out=$(mad smpquery nodedesc "$LID0") || fail "smpquery nodedesc: $out"
 grep -q "SoftEFA host 0 efa_0" <<<"$out" || fail "nodedesc: $out"
 out=$(mad smpquery pkeys "$LID0") || fail "smpquery pkeys: $out"

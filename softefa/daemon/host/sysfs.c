@@ -20,6 +20,7 @@
 
 #include "hoststate.h"
 #include "host/host.h"
+#include "host/port.h"
 
 static int mkdir_p(const char *path)
 {
@@ -105,15 +106,20 @@ static void guid_str(uint64_t g, char *buf, size_t len)
 			return __ret;				\
 	} while (0)
 
-/* As ib_core's sysfs shows them: "4: ACTIVE", "5: LinkUp". */
-static const char *port_state(const struct sefa_device *dev)
+/*
+ * The port's state and physical state as ib_core's sysfs shows them,
+ * number and name: "4: ACTIVE", "5: LinkUp".
+ */
+static int put_port_state(const char *sys, const char *port,
+			  const struct sefa_device *dev)
 {
-	return atomic_load(&dev->port_down) ? "1: DOWN" : "4: ACTIVE";
-}
+	enum ibv_port_state state = sefa_port_state(dev);
+	enum sefa_phys_state phys = sefa_port_phys_state(dev);
 
-static const char *port_phys_state(const struct sefa_device *dev)
-{
-	return atomic_load(&dev->port_down) ? "3: Disabled" : "5: LinkUp";
+	PUT(sys, port, "state", "%d: %s", state,
+	    state == IBV_PORT_ACTIVE ? "ACTIVE" : "DOWN");
+	return put(sys, port, "phys_state", "%d: %s", phys,
+		   phys == SEFA_PHYS_LINK_UP ? "LinkUp" : "Disabled");
 }
 
 /*
@@ -125,6 +131,7 @@ static int port_tree(const struct sefa_device *dev, const char *sys,
 {
 	const struct sefa_profile *p = dev->profile;
 	char port[PATH_MAX], gid[64];
+	int ret;
 
 	if (snprintf(port, sizeof(port), "%s/ports/1", ib) >= (int)sizeof(port))
 		return -ENAMETOOLONG;
@@ -135,8 +142,9 @@ static int port_tree(const struct sefa_device *dev, const char *sys,
 	PUT(sys, port, "lid_mask_count", "%u", p->has_lid ? 0 : 1);
 	PUT(sys, port, "sm_lid", "0x%x", dev->sm_lid);
 	PUT(sys, port, "sm_sl", "0");
-	PUT(sys, port, "state", "%s", port_state(dev));
-	PUT(sys, port, "phys_state", "%s", port_phys_state(dev));
+	ret = put_port_state(sys, port, dev);
+	if (ret)
+		return ret;
 	PUT(sys, port, "rate", "%s", sefa_link_rate_str(p->link_gbps));
 	PUT(sys, port, "cap_mask", "0x%08x", dev->cap_mask);
 	PUT(sys, port, "link_layer", "%s",
@@ -503,8 +511,9 @@ int sefa_sysfs_port_update(const struct sefa_daemon *d,
 	if (ret)
 		return ret;
 	snprintf(port, sizeof(port), "class/infiniband/%s/ports/1", dev->name);
-	PUT(sys, port, "state", "%s", port_state(dev));
-	PUT(sys, port, "phys_state", "%s", port_phys_state(dev));
+	ret = put_port_state(sys, port, dev);
+	if (ret)
+		return ret;
 	return put(sys, port, "cap_mask", "0x%08x", dev->cap_mask);
 }
 

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 
+#include "host/port.h"
 #include "mad/layer.h"
 
 enum {
@@ -64,7 +65,7 @@ void mad_node_desc(const struct sefa_daemon *d, const struct sefa_device *dev,
 		 d->host_id, dev->name);
 }
 
-/* PortInfo of port 1: 4X EDR, MTU 4096, one VL, active. */
+/* PortInfo of port 1: 4X EDR, MTU 4096, one VL, in the port's state. */
 static void port_info(const struct sefa_device *dev, uint8_t *d)
 {
 	put64(d + 8, GID_PREFIX);
@@ -75,8 +76,9 @@ static void port_info(const struct sefa_device *dev, uint8_t *d)
 	d[29] = 3;			/* link width enabled: 1X, 4X */
 	d[30] = 3;			/* supported */
 	d[31] = 2;			/* active: 4X */
-	d[32] = 7 << 4 | 4;		/* speeds SDR-QDR | state Active */
-	d[33] = 5 << 4 | 2;		/* phys LinkUp | down default Polling */
+	d[32] = 7 << 4 | sefa_port_state(dev);	/* speeds SDR-QDR | state */
+	/* physical state | down default */
+	d[33] = sefa_port_phys_state(dev) << 4 | SEFA_PHYS_POLLING;
 	d[34] = 0;			/* LMC 0 */
 	d[35] = 4 << 4 | 7;		/* speed active QDR | enabled */
 	d[36] = 5 << 4;			/* neighbour MTU 4096 | SM SL 0 */

@@ -191,3 +191,35 @@ int nl_handle(struct nl_msg *m, const struct sefa_device *dev)
 		return -EMSGSIZE;
 	return 0;
 }
+
+/*
+ * A command about devices: the one its index names, or, in a dump, every
+ * device in a message of its own and then NLMSG_DONE.  @fill puts one
+ * device's attributes.
+ */
+int nl_each_device(const struct nl_req *r, unsigned int cmd,
+		   nl_fill_dev_fn *fill)
+{
+	const struct sefa_device *dev;
+	struct nl_msg m;
+	unsigned int i;
+	int ret;
+
+	if (!r->dump) {
+		dev = nl_device(r);
+		if (!dev)
+			return -EINVAL;
+		nl_start(&m, r, cmd, 0);
+		ret = fill(r, &m, dev);
+		return ret ? ret : nl_emit(r, &m);
+	}
+	for (i = 0; i < r->d->ndev; i++) {
+		nl_start(&m, r, cmd, NLM_F_MULTI);
+		ret = fill(r, &m, &r->d->dev[i]);
+		if (!ret)
+			ret = nl_emit(r, &m);
+		if (ret)
+			return ret;
+	}
+	return nl_done(r, 0);
+}

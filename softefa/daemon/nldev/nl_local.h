@@ -57,6 +57,10 @@ int nl_emit(const struct nl_req *r, struct nl_msg *m);
 int nl_done(const struct nl_req *r, int err);
 int nl_handle(struct nl_msg *m, const struct sefa_device *dev);
 struct sefa_device *nl_device(const struct nl_req *r);
+typedef int nl_fill_dev_fn(const struct nl_req *r, struct nl_msg *m,
+			   const struct sefa_device *dev);
+int nl_each_device(const struct nl_req *r, unsigned int cmd,
+		   nl_fill_dev_fn *fill);
 
 /*
  * nldev.c and nl_res.c: each command answers under the daemon lock and

@@ -201,28 +201,7 @@ static int fill_summary(const struct nl_req *r, struct nl_msg *m,
 
 int nl_res_get(const struct nl_req *r)
 {
-	const struct sefa_device *dev;
-	struct nl_msg m;
-	unsigned int i;
-	int ret;
-
-	if (!r->dump) {
-		dev = nl_device(r);
-		if (!dev)
-			return -EINVAL;
-		nl_start(&m, r, RDMA_NLDEV_CMD_RES_GET, 0);
-		ret = fill_summary(r, &m, dev);
-		return ret ? ret : nl_emit(r, &m);
-	}
-	for (i = 0; i < r->d->ndev; i++) {
-		nl_start(&m, r, RDMA_NLDEV_CMD_RES_GET, NLM_F_MULTI);
-		ret = fill_summary(r, &m, &r->d->dev[i]);
-		if (!ret)
-			ret = nl_emit(r, &m);
-		if (ret)
-			return ret;
-	}
-	return nl_done(r, 0);
+	return nl_each_device(r, RDMA_NLDEV_CMD_RES_GET, fill_summary);
 }
 
 /* One object by its number: its attributes after the device's. */

@@ -15,6 +15,7 @@
 #include <rdma/ib_user_ioctl_verbs.h>
 
 #include "host/host.h"
+#include "host/port.h"
 #include "nldev/nl_local.h"
 
 /* ib_user_verbs' ABI of the efa driver, its sysfs abi_version. */
@@ -25,7 +26,8 @@ static bool port_is_ib(const struct sefa_device *dev)
 	return dev->profile->link_layer == IBV_LINK_LAYER_INFINIBAND;
 }
 
-static int fill_dev_info(struct nl_msg *m, const struct sefa_device *dev)
+static int fill_dev_info(const struct nl_req *r, struct nl_msg *m,
+			 const struct sefa_device *dev)
 {
 	if (nl_handle(m, dev) ||
 	    nl_put_u32(m, RDMA_NLDEV_ATTR_PORT_INDEX, 1) ||
@@ -57,36 +59,16 @@ static int fill_port_info(struct nl_msg *m, const struct sefa_device *dev)
 	     nl_put_u32(m, RDMA_NLDEV_ATTR_SM_LID, dev->sm_lid) ||
 	     nl_put_u8(m, RDMA_NLDEV_ATTR_LMC, 0)))
 		return -EMSGSIZE;
-	if (nl_put_u8(m, RDMA_NLDEV_ATTR_PORT_STATE, IBV_PORT_ACTIVE) ||
-	    nl_put_u8(m, RDMA_NLDEV_ATTR_PORT_PHYS_STATE, 5 /* LinkUp */))
+	if (nl_put_u8(m, RDMA_NLDEV_ATTR_PORT_STATE, sefa_port_state(dev)) ||
+	    nl_put_u8(m, RDMA_NLDEV_ATTR_PORT_PHYS_STATE,
+		      sefa_port_phys_state(dev)))
 		return -EMSGSIZE;
 	return 0;
 }
 
 int nldev_get(const struct nl_req *r)
 {
-	const struct sefa_device *dev;
-	struct nl_msg m;
-	unsigned int i;
-	int ret;
-
-	if (!r->dump) {
-		dev = nl_device(r);
-		if (!dev)
-			return -EINVAL;
-		nl_start(&m, r, RDMA_NLDEV_CMD_GET, 0);
-		ret = fill_dev_info(&m, dev);
-		return ret ? ret : nl_emit(r, &m);
-	}
-	for (i = 0; i < r->d->ndev; i++) {
-		nl_start(&m, r, RDMA_NLDEV_CMD_GET, NLM_F_MULTI);
-		ret = fill_dev_info(&m, &r->d->dev[i]);
-		if (!ret)
-			ret = nl_emit(r, &m);
-		if (ret)
-			return ret;
-	}
-	return nl_done(r, 0);
+	return nl_each_device(r, RDMA_NLDEV_CMD_GET, fill_dev_info);
 }
 
 /* Every device has one port, 1. */

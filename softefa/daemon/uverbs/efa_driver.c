@@ -13,6 +13,7 @@
 
 #include "efa/efa_abi_compat.h"
 #include "efa/efa_ext_abi.h"
+#include "host/port.h"
 #include "uverbs/uverbs.h"
 
 int efa_alloc_ucontext(struct sefa_cmd *cmd)
@@ -138,8 +139,7 @@ int efa_fill_port_attr(const struct sefa_device *dev, unsigned int port,
 		return -EINVAL;
 
 	memset(resp, 0, sizeof(*resp));
-	resp->state = atomic_load(&dev->port_down) ? IBV_PORT_DOWN :
-						     IBV_PORT_ACTIVE;
+	resp->state = sefa_port_state(dev);
 	resp->max_mtu = p->active_mtu;
 	resp->active_mtu = p->active_mtu;
 	resp->gid_tbl_len = SEFA_GID_TBL_LEN;
@@ -152,8 +152,7 @@ int efa_fill_port_attr(const struct sefa_device *dev, unsigned int port,
 	resp->max_vl_num = 1;
 	sefa_link_speed(p->link_gbps, &resp->active_speed,
 			&resp->active_width);
-	/* LinkUp, or Disabled */
-	resp->phys_state = atomic_load(&dev->port_down) ? 3 : 5;
+	resp->phys_state = sefa_port_phys_state(dev);
 	resp->link_layer = p->link_layer;
 	return 0;
 }

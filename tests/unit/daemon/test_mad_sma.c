@@ -4,6 +4,7 @@
  * SMA's NodeInfo, NodeDescription, PortInfo, GUIDInfo and P_KeyTable, and
  * the PMA's counters, as a process on the other device reads them.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "check_main.h"
@@ -114,6 +115,28 @@ START_TEST(port_info)
 	ck_assert_uint_eq(get16(r + MAD_OFF_STATUS), MAD_STATUS_INVALID_FIELD);
 	r = smp_get(0x0015, 0);
 	ck_assert_uint_eq(get16(r + MAD_OFF_STATUS), 0);
+}
+END_TEST
+
+/*
+ * A port taken down says so in its PortInfo, as in query_port: state
+ * Down, physical state Disabled, and Active and LinkUp once up again.
+ * Its LinkDownDefaultState stays Polling.
+ */
+START_TEST(port_info_down)
+{
+	struct sefa_device *dev = &mfx_d.dev[0];
+	const uint8_t *pi;
+
+	atomic_store(&dev->port_down, true);
+	pi = smp_get(0x0015, 1) + SMP_OFF_DATA;
+	ck_assert_uint_eq(pi[32] & 0xf, 1);	/* Down */
+	ck_assert_uint_eq(pi[33] >> 4, 3);	/* Disabled */
+	ck_assert_uint_eq(pi[33] & 0xf, 2);	/* down default Polling */
+	atomic_store(&dev->port_down, false);
+	pi = smp_get(0x0015, 1) + SMP_OFF_DATA;
+	ck_assert_uint_eq(pi[32] & 0xf, 4);
+	ck_assert_uint_eq(pi[33] >> 4, 5);
 }
 END_TEST
 
@@ -235,6 +258,7 @@ static Suite *sma_suite(void)
 	tcase_add_test(t, node_info);
 	tcase_add_test(t, node_desc);
 	tcase_add_test(t, port_info);
+	tcase_add_test(t, port_info_down);
 	tcase_add_test(t, guid_and_pkeys);
 	tcase_add_test(t, sma_unsupported);
 	tcase_add_test(t, pma_counters);

@@ -8,6 +8,7 @@
 #include <check.h>
 #include <errno.h>
 #include <linux/netlink.h>
+#include <stdatomic.h>
 #include <rdma/rdma_netlink.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,39 @@ START_TEST(dump_ends_with_done)
 }
 END_TEST
 
+/*
+ * The resource summary as the device answers: one device by its index,
+ * every device in a dump, none for an index no device has.
+ */
+START_TEST(res_summary_one_or_all)
+{
+	const uint16_t type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV,
+					       RDMA_NLDEV_CMD_RES_GET);
+	struct req r;
+
+	req_init(&r, RDMA_NLDEV_CMD_RES_GET, 0);
+	req_u32(&r, RDMA_NLDEV_ATTR_DEV_INDEX, 0);
+	input(&r, r.h.nlmsg_len);
+	ck_assert_uint_eq(got.n, 1);
+	ck_assert_uint_eq(answer(0)->nlmsg_type, type);
+	ck_assert_uint_eq(answer(0)->nlmsg_flags & NLM_F_MULTI, 0);
+	ck_assert_ptr_nonnull(find(0, RDMA_NLDEV_ATTR_RES_SUMMARY));
+
+	req_init(&r, RDMA_NLDEV_CMD_RES_GET, NLM_F_DUMP);
+	input(&r, r.h.nlmsg_len);
+	ck_assert_uint_eq(got.n, d.ndev + 1);
+	ck_assert_uint_eq(answer(0)->nlmsg_type, type);
+	ck_assert(answer(0)->nlmsg_flags & NLM_F_MULTI);
+	ck_assert_ptr_nonnull(find(0, RDMA_NLDEV_ATTR_RES_SUMMARY));
+	ck_assert_uint_eq(answer(d.ndev)->nlmsg_type, NLMSG_DONE);
+
+	req_init(&r, RDMA_NLDEV_CMD_RES_GET, 0);
+	req_u32(&r, RDMA_NLDEV_ATTR_DEV_INDEX, d.ndev);
+	input(&r, r.h.nlmsg_len);
+	expect_error(-EINVAL, 77);
+}
+END_TEST
+
 START_TEST(ack_when_asked)
 {
 	struct req r;
@@ -278,6 +312,53 @@ START_TEST(no_such_port)
 	req_u32(&r, RDMA_NLDEV_ATTR_PORT_INDEX, 2);
 	input(&r, r.h.nlmsg_len);
 	expect_error(-EINVAL, 77);
+}
+END_TEST
+
+/* The u8 attribute @type of the one answer. */
+static uint8_t answer_u8(uint16_t type)
+{
+	const struct nlattr *a = find(0, type);
+
+	ck_assert_ptr_nonnull(a);
+	ck_assert_uint_eq(a->nla_len, NLA_HDRLEN + 1);
+	return *((const uint8_t *)a + NLA_HDRLEN);
+}
+
+/*
+ * A port taken down says so to netlink as to query_port: DOWN and
+ * Disabled, then ACTIVE and LinkUp again once it is up.
+ */
+START_TEST(port_state_follows_the_port)
+{
+	static const struct {
+		bool down;
+		uint8_t state, phys;
+	} want[] = { { false, 4, 5 }, { true, 1, 3 }, { false, 4, 5 } };
+	struct ib_uverbs_query_port_resp resp;
+	struct query_port_cmd cmd;
+	struct req r;
+	size_t i;
+
+	c.has_ucontext = true;
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		atomic_store(&d.dev[0].port_down, want[i].down);
+		req_init(&r, RDMA_NLDEV_CMD_PORT_GET, 0);
+		req_u32(&r, RDMA_NLDEV_ATTR_DEV_INDEX, 0);
+		req_u32(&r, RDMA_NLDEV_ATTR_PORT_INDEX, 1);
+		input(&r, r.h.nlmsg_len);
+		ck_assert_uint_eq(got.n, 1);
+		ck_assert_uint_eq(answer_u8(RDMA_NLDEV_ATTR_PORT_STATE),
+				  want[i].state);
+		ck_assert_uint_eq(answer_u8(RDMA_NLDEV_ATTR_PORT_PHYS_STATE),
+				  want[i].phys);
+
+		memset(&resp, 0xff, sizeof(resp));
+		query_port_cmd(&cmd, &resp);
+		ck_assert_int_eq(wr(&cmd, sizeof(cmd)), sizeof(cmd));
+		ck_assert_uint_eq(resp.state, want[i].state);
+		ck_assert_uint_eq(resp.phys_state, want[i].phys);
+	}
 }
 END_TEST
 
@@ -419,6 +500,7 @@ static Suite *nldev_suite(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, get_one_device);
 	tcase_add_test(tc, dump_ends_with_done);
+	tcase_add_test(tc, res_summary_one_or_all);
 	tcase_add_test(tc, ack_when_asked);
 	tcase_add_test(tc, short_header);
 	tcase_add_test(tc, length_past_the_end);
@@ -428,6 +510,7 @@ static Suite *nldev_suite(void)
 	tcase_add_test(tc, string_without_nul);
 	tcase_add_test(tc, no_such_device);
 	tcase_add_test(tc, no_such_port);
+	tcase_add_test(tc, port_state_follows_the_port);
 	tcase_add_test(tc, unknown_commands);
 	tcase_add_test(tc, admin_only);
 	tcase_add_test(tc, failed_dump);
