@@ -250,8 +250,11 @@ static void note_seen(struct nic_net *n, const uint8_t gid[16])
 }
 
 /*
- * Whether @gid ever sent us anything: a reliable send that got no answer
- * then failed on an unresponsive remote, else on an unreachable one.
+ * Whether @gid ever sent us a packet of its transport: a reliable send
+ * that got no answer then failed on an unresponsive remote, else on an
+ * unreachable one, as EFA tells a peer that once answered from one that
+ * never did.  A MAD does not count: the SM and the ports' agents answer
+ * whatever the peer's QPs do.
  */
 bool nic_net_gid_seen(struct sefa_daemon *d, const uint8_t gid[16])
 {
@@ -296,7 +299,6 @@ static bool mad_recv(struct nic_engine *eng, struct sefa_device *dev,
 	if (dev)
 		memcpy(f.dgid, dev->gid, 16);
 	f.to_group = !dev;
-	note_seen(d->net, f.sgid);
 	d->mad_in(d, &f);
 	return true;
 }
