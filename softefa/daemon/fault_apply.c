@@ -2,7 +2,8 @@
 /*
  * The fault rules that the daemon carries out itself: an async event or a
  * freeze, at the moment its rule is added, and the verdict on each packet
- * of the one-host path, which the NIC asks through d->path_fault.  The
+ * of the one-host path, and on each to or from another host, which the
+ * NIC asks through d->path_fault.  The
  * fault engine (fault/) says which rule fires; what follows is here, in
  * the layer that may reach both it and the verbs objects.
  */
@@ -86,36 +87,42 @@ static bool blackhole_back(struct sefa_daemon *d, const struct sefa_path_pkt *p,
 {
 	struct sefa_fault_ctx w = *fwd;
 
-	if (!p->src)
+	if (!p->dst || (!p->src && !p->remote_gid))
 		return false;
 	w.actions = SEFA_FAULT_BIT(SEFA_FAULT_BLACKHOLE);
 	w.dev = p->dst->index;
-	w.peer_dev = p->src->index;
+	w.peer_dev = p->src ? (int)p->src->index : SEFA_FAULT_NO_DEV;
 	w.qpn = p->dqpn;
 	w.peer_qpn = p->sqpn;
-	w.peer_gid = p->src->gid;
+	w.peer_gid = p->src ? p->src->gid : p->remote_gid;
 	return sefa_fault_match(d->faults, &w, hit) > 0;
 }
 
 /*
  * A packet from the device that sends it (dev=, qp=) to the other end
  * (peer-dev=, peer=, peer-gid=); an answer is the responder's packet.
+ * Between hosts only a black hole applies: the wire's own faults are
+ * softefad's --wire-* options.
  */
 static bool path_judge(struct sefa_daemon *d, const struct sefa_path_pkt *p,
 		       struct sefa_path_verdict *v)
 {
+	unsigned int actions = p->remote_gid ?
+			       SEFA_FAULT_BIT(SEFA_FAULT_BLACKHOLE) :
+			       PATH_ACTIONS;
 	struct sefa_fault_hit hit;
 	struct sefa_fault_ctx w;
 
-	if (!sefa_fault_any(d->faults, PATH_ACTIONS))
+	if (!sefa_fault_any(d->faults, actions))
 		return false;
-	sefa_fault_ctx_init(&w, PATH_ACTIONS);
+	sefa_fault_ctx_init(&w, actions);
 	if (p->src)
 		w.dev = p->src->index;
-	w.peer_dev = p->dst->index;
+	if (p->dst)
+		w.peer_dev = p->dst->index;
 	w.qpn = p->sqpn;
 	w.peer_qpn = p->dqpn;
-	w.peer_gid = p->dst->gid;
+	w.peer_gid = p->dst ? p->dst->gid : p->remote_gid;
 	w.op = p->answer ? SEFA_FAULT_OP_ANY : path_op(p);
 	if (sefa_fault_match(d->faults, &w, &hit) <= 0 &&
 	    !blackhole_back(d, p, &w, &hit))

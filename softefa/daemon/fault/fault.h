@@ -25,7 +25,7 @@
 
 enum sefa_fault_action {
 	SEFA_FAULT_RNR,			/* responder: no receive posted */
-	SEFA_FAULT_STATUS,		/* completer: the WR's status */
+	SEFA_FAULT_STATUS,		/* a WR's status; op=recv: a receive's */
 	SEFA_FAULT_FAIL_CREATE,		/* a create command fails */
 	SEFA_FAULT_EVENT,		/* an async event, when added */
 	SEFA_FAULT_LOSS,		/* one-host delivery */

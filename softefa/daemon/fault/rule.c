@@ -106,6 +106,29 @@ static const struct name_val status_names[] = {
 	{ NULL, 0 }
 };
 
+/*
+ * The statuses a receive completes with on EFA: its own errors.  The
+ * remote ones are a requester's, and a flush follows an error rather than
+ * being one.
+ */
+static bool recv_status(int status)
+{
+	return status == EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH ||
+	       status == EFA_IO_COMP_STATUS_LOCAL_ERROR_QP_INTERNAL_ERROR ||
+	       status == EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY ||
+	       status == STATUS_GENERAL;
+}
+
+static const char *status_name(int status)
+{
+	const struct name_val *t;
+
+	for (t = status_names; t->name; t++)
+		if (t->val == status)
+			return t->name;
+	return "?";
+}
+
 /* What a failed create command may return, by name. */
 static const struct name_val errno_names[] = {
 	{ "ENOMEM", ENOMEM }, { "EINVAL", EINVAL }, { "ENOSPC", ENOSPC },
@@ -336,9 +359,11 @@ static int check(const struct fault_rule *r, unsigned int given, char *why,
 	    (r->dev == SEFA_FAULT_NO_DEV || r->peer_dev == SEFA_FAULT_NO_DEV))
 		return bad(why, why_len,
 			   "blackhole needs peer-gid=GID or dev=A peer-dev=B");
-	if (r->action == SEFA_FAULT_STATUS && r->op == SEFA_FAULT_OP_RECV)
+	if (r->action == SEFA_FAULT_STATUS && r->op == SEFA_FAULT_OP_RECV &&
+	    !recv_status(r->hit.status))
 		return bad(why, why_len,
-			   "status= is for send queue work requests: op=send|write|read|write-imm|any");
+			   "a receive completes with loc-len, loc-qp-op, loc-prot or general, not status=%s",
+			   status_name(r->hit.status));
 	if ((given & 1u << K_SEED) && !(given & 1u << K_SHARE))
 		return bad(why, why_len, "seed= goes with share=");
 	return 0;

@@ -229,6 +229,10 @@ static bool matches(const struct fault_rule *r,
 		return false;
 	if (r->op != SEFA_FAULT_OP_ANY && r->op != w->op)
 		return false;
+	/* status= is the send queue's, and a receive's only by op=recv */
+	if (r->action == SEFA_FAULT_STATUS &&
+	    (r->op == SEFA_FAULT_OP_RECV) != (w->op == SEFA_FAULT_OP_RECV))
+		return false;
 	if (r->obj != SEFA_FAULT_OBJ_NONE && r->obj != w->obj)
 		return false;
 	return true;

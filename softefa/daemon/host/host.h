@@ -266,11 +266,15 @@ struct sefa_mm;
 /*
  * A packet on the one-host path (between two devices of this daemon, or
  * two QPs of one), as the fault engine sees it, and what it does to it:
- * lost, sent twice, held back behind later packets, or delayed.
+ * lost, sent twice, held back behind later packets, or delayed.  A packet
+ * to or from another host has no device at that end (NULL) but its GID,
+ * @remote_gid; of the rules, only a black hole takes it: the wire has its
+ * own faults (--wire-loss and the like).
  */
 struct sefa_path_pkt {
 	const struct sefa_device *src;	/* NULL: not a device of this host */
-	const struct sefa_device *dst;
+	const struct sefa_device *dst;	/* NULL: another host's */
+	const uint8_t *remote_gid;	/* that other host's device, or NULL */
 	uint32_t sqpn;
 	uint32_t dqpn;
 	uint8_t op;			/* EFA_IO_SEND, _RDMA_READ, _RDMA_WRITE */
@@ -367,7 +371,8 @@ struct sefa_daemon {
 	struct sefa_limits limits;	/* --limit: every device's */
 	/*
 	 * Faults on demand: @path_fault, set before the engines start,
-	 * judges each packet on the one-host path by the fault rules; while
+	 * judges each packet on the one-host path, and each to or from
+	 * another host, by the fault rules; while
 	 * @freeze_until_ns (CLOCK_MONOTONIC ns; UINT64_MAX: until cleared)
 	 * is ahead and its rule is there, the engines pass nothing, and
 	 * commands are still answered.

@@ -198,6 +198,32 @@ int sefa_net_mad_xmit(struct sefa_daemon *d, const struct sefa_mad_frame *f)
 }
 
 /*
+ * Whether a black hole (softefa inject) takes @pkt between @dev of this
+ * host and the device at @remote on another, going out when @out: lost,
+ * as on a path where nothing comes through, which the requester's timer
+ * finds.  A packet it takes coming in was never seen, so the sender's
+ * GID stays unknown until something else comes.
+ */
+static bool net_holed(struct sefa_daemon *d, const struct sefa_device *dev,
+		      const uint8_t *remote, const struct sefa_pkt *pkt,
+		      bool out)
+{
+	struct sefa_path_pkt p = {
+		.src = out ? dev : NULL,
+		.dst = out ? NULL : dev,
+		.remote_gid = remote,
+		.sqpn = pkt->sqpn,
+		.dqpn = pkt->dqpn,
+		.op = pkt->op,
+		.imm = pkt->flags & SEFA_PKT_IMM,
+		.answer = pkt->op == SEFA_PKT_ACK,
+	};
+	struct sefa_path_verdict v = {};
+
+	return d->path_fault && d->path_fault(d, &p, &v) && v.drop;
+}
+
+/*
  * One packet of @pkt to another host: an answer, or the part of a
  * request's message from pkt->off on.  Returns 0, or -EHOSTUNREACH when it
  * cannot leave (no wire, a LID not known yet), and the requester's timer
@@ -225,6 +251,8 @@ int nic_net_xmit(struct nic_engine *eng, const struct sefa_pkt *pkt)
 	if (pkt->op == SEFA_PKT_ACK && pkt->qpt == IBV_QPT_RC &&
 	    pkt->status == EFA_IO_COMP_STATUS_LOCAL_ERROR_UNRESP_REMOTE)
 		return 0;
+	if (net_holed(d, dev, dgid, pkt, true))
+		return 0;
 	len = nic_frame_pkt(pkt, n->tx);
 	if (len < 0)
 		return len;
@@ -250,8 +278,11 @@ static void note_seen(struct nic_net *n, const uint8_t gid[16])
 }
 
 /*
- * Whether @gid ever sent us anything: a reliable send that got no answer
- * then failed on an unresponsive remote, else on an unreachable one.
+ * Whether @gid ever sent us a packet of its transport: a reliable send
+ * that got no answer then failed on an unresponsive remote, else on an
+ * unreachable one, as EFA tells a peer that once answered from one that
+ * never did.  A MAD does not count: the SM and the ports' agents answer
+ * whatever the peer's QPs do.
  */
 bool nic_net_gid_seen(struct sefa_daemon *d, const uint8_t gid[16])
 {
@@ -296,7 +327,6 @@ static bool mad_recv(struct nic_engine *eng, struct sefa_device *dev,
 	if (dev)
 		memcpy(f.dgid, dev->gid, 16);
 	f.to_group = !dev;
-	note_seen(d->net, f.sgid);
 	d->mad_in(d, &f);
 	return true;
 }
@@ -325,6 +355,8 @@ void nic_net_deliver(struct nic_engine *eng, struct sefa_device *dev,
 		wire_drop(d, SEFA_DROP_NO_DEVICE);
 		return;
 	}
+	if (net_holed(d, dev, pkt.sgid, &pkt, false))
+		return;
 	d->wire_cnt.rx_pkts++;
 	memcpy(pkt.dgid, dev->gid, 16);
 	note_seen(d->net, pkt.sgid);

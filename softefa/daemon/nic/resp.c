@@ -143,6 +143,45 @@ static bool rnr_fault(const struct sefa_qp *tqp, const struct sefa_pkt *pkt)
 	return sefa_fault_match(tqp->uobj.c->d->faults, &what, &hit);
 }
 
+/*
+ * A status= op=recv fault rule gives a receive that succeeded its status
+ * instead: the receive completes with it, and the requester hears what a
+ * receive that failed so tells it (resp_recv_failed()).
+ */
+static int recv_fault(const struct sefa_qp *tqp, const struct sefa_pkt *pkt)
+{
+	struct sefa_fault_ctx what;
+	struct sefa_fault_hit hit;
+
+	sefa_fault_ctx_init(&what, SEFA_FAULT_BIT(SEFA_FAULT_STATUS));
+	what.dev = (int)tqp->dev->index;
+	what.qpn = tqp->qpn;
+	what.peer_qpn = pkt->sqpn;
+	what.peer_gid = pkt->sgid;
+	what.op = SEFA_FAULT_OP_RECV;
+	if (!sefa_fault_match(tqp->uobj.c->d->faults, &what, &hit))
+		return EFA_IO_COMP_STATUS_OK;
+	return hit.status;
+}
+
+/*
+ * The answer to a request whose receive completed in error on the
+ * receiver's side.  An RC QP goes to error with it, as InfiniBand's does,
+ * and the engine flushes what is posted on its next pass; the requester
+ * gets InfiniBand's NAK: an invalid request for a message too long, a
+ * remote operation error for any other.  SRD's requester hears that its
+ * message was aborted; UD's nothing.
+ */
+static int resp_recv_failed(struct sefa_qp *tqp, int st)
+{
+	if (tqp->type != IBV_QPT_RC)
+		return EFA_IO_COMP_STATUS_REMOTE_ERROR_ABORT;
+	tqp->state = IBV_QPS_ERR;
+	return st == EFA_IO_COMP_STATUS_LOCAL_ERROR_BAD_LENGTH ?
+	       EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_LENGTH :
+	       EFA_IO_COMP_STATUS_REMOTE_ERROR_UNKNOWN_PEER;
+}
+
 /* Take the receive of @n descriptors and complete it. */
 static void consume_recv(struct sefa_qp *tqp, const struct efa_io_rx_desc *d,
 			 unsigned int n, int status,
@@ -286,7 +325,7 @@ static int resp_send_part(struct nic_engine *eng, struct sefa_qp *tqp,
 	struct seg_list dst = { .seg = eng->peer_segs };
 	struct sefa_rc_rx *rx = tqp->resp.rc_rx;
 	uint64_t room;
-	int st;
+	int st, forced;
 
 	if (pkt->flags & SEFA_PKT_FIRST) {
 		if (!rx) {
@@ -317,7 +356,8 @@ static int resp_send_part(struct nic_engine *eng, struct sefa_qp *tqp,
 		return st;
 	rx->off += pkt->len;
 	if (pkt->flags & SEFA_PKT_LAST) {
-		consume_recv(tqp, rx->desc, rx->n, st, pkt, rx->off);
+		forced = st ? st : recv_fault(tqp, pkt);
+		consume_recv(tqp, rx->desc, rx->n, forced, pkt, rx->off);
 		rx->n = 0;
 		if (!st) {
 			NIC_COUNT(tqp, rx_pkts, 1);
@@ -325,6 +365,8 @@ static int resp_send_part(struct nic_engine *eng, struct sefa_qp *tqp,
 			NIC_COUNT(tqp, recv_wrs, 1);
 			NIC_COUNT(tqp, recv_bytes, rx->off);
 		}
+		if (!st && forced)
+			return resp_recv_failed(tqp, forced);
 	}
 	return st ? EFA_IO_COMP_STATUS_REMOTE_ERROR_ABORT :
 		    EFA_IO_COMP_STATUS_OK;
@@ -345,7 +387,7 @@ static int resp_send(struct nic_engine *eng, struct sefa_qp *tqp,
 	struct efa_io_rx_desc rx[MAX_SGE];
 	unsigned int nrx;
 	uint64_t room;
-	int st;
+	int st, forced;
 
 	/* Only a message from another host comes in several packets. */
 	if ((pkt->flags & SEFA_PKT_NET) &&
@@ -372,13 +414,16 @@ static int resp_send(struct nic_engine *eng, struct sefa_qp *tqp,
 	if (st == RESP_SILENT || st == RESP_SENDER_FAULT)
 		return st;
 
-	consume_recv(tqp, rx, nrx, st, pkt, grh + pkt->len);
+	forced = st ? st : recv_fault(tqp, pkt);
+	consume_recv(tqp, rx, nrx, forced, pkt, grh + pkt->len);
 	if (!st) {
 		NIC_COUNT(tqp, rx_pkts, 1);
 		NIC_COUNT(tqp, rx_bytes, pkt->len);
 		NIC_COUNT(tqp, recv_wrs, 1);
 		NIC_COUNT(tqp, recv_bytes, pkt->len);
 	}
+	if (!st && forced)
+		return resp_recv_failed(tqp, forced);
 	return st ? EFA_IO_COMP_STATUS_REMOTE_ERROR_ABORT :
 		    EFA_IO_COMP_STATUS_OK;
 }
@@ -448,10 +493,14 @@ static int resp_rdma(struct nic_engine *eng, struct sefa_qp *tqp,
 	} else {
 		NIC_COUNT(tqp, rdma_read_resp_bytes, pkt->len);
 	}
-	if (nrx)
-		consume_recv(tqp, rx, nrx, EFA_IO_COMP_STATUS_OK, pkt, pkt->len);
-	else if (write && (pkt->flags & SEFA_PKT_IMM))
+	if (nrx) {
+		st = recv_fault(tqp, pkt);
+		consume_recv(tqp, rx, nrx, st, pkt, pkt->len);
+		if (st)
+			return resp_recv_failed(tqp, st);
+	} else if (write && (pkt->flags & SEFA_PKT_IMM)) {
 		complete_recv(tqp, NULL, EFA_IO_COMP_STATUS_OK, pkt, pkt->len);
+	}
 	return EFA_IO_COMP_STATUS_OK;
 }
 

@@ -92,7 +92,9 @@ START_TEST(parse_refusals)
 	/* no EFA completion status is reported as these */
 	add_bad("status=mw-bind", "status=mw-bind");
 	add_bad("status=fatal", "status=fatal");
-	add_bad("status=general op=recv", "send queue");
+	/* a receive fails on its own side, never a remote's */
+	add_bad("status=rem-access op=recv", "not status=rem-access");
+	add_bad("status=wr-flush op=recv", "loc-len, loc-qp-op, loc-prot or general");
 	add_bad("fail-create", "obj=");
 	add_bad("fail-create obj=srq", "obj=srq");
 	add_bad("fail-create obj=ah errno=EWHAT", "errno=EWHAT");
@@ -149,6 +151,36 @@ START_TEST(matchers)
 	ck_assert_uint_eq(h.id, 6);
 	ck_assert_uint_eq(sefa_fault_dev_total(f, 0), 1);
 	ck_assert_uint_eq(sefa_fault_dev_total(f, 1), 0);
+}
+END_TEST
+
+/* QP 5's receive on efa_0 of a message from QP 9. */
+static int ask_recv(struct sefa_fault_hit *h)
+{
+	struct sefa_fault_ctx w;
+
+	sefa_fault_ctx_init(&w, SEFA_FAULT_BIT(SEFA_FAULT_STATUS));
+	w.dev = 0;
+	w.qpn = 5;
+	w.peer_qpn = 9;
+	w.op = SEFA_FAULT_OP_RECV;
+	return sefa_fault_match(f, &w, h);
+}
+
+START_TEST(recv_status)
+{
+	struct sefa_fault_hit h;
+
+	/* a status rule without op= is the send queue's alone */
+	add_ok("status=loc-len");
+	ck_assert_int_eq(ask_recv(&h), 0);
+	ck_assert_int_eq(sefa_fault_clear(f, 1), 0);
+	add_ok("status=loc-prot op=recv qp=5 peer=9");
+	/* and one with op=recv the receive queue's alone */
+	ck_assert_int_eq(ask(SEFA_FAULT_BIT(SEFA_FAULT_STATUS), 1, &h), 0);
+	ck_assert_int_eq(ask_recv(&h), 1);
+	ck_assert_uint_eq(h.id, 2);
+	ck_assert_int_eq(h.status, EFA_IO_COMP_STATUS_LOCAL_ERROR_INVALID_LKEY);
 }
 END_TEST
 
@@ -291,6 +323,7 @@ static Suite *fault_suite(void)
 	tcase_add_test(tc, parse_refusals);
 	tcase_add_test(tc, parse_accepts);
 	tcase_add_test(tc, matchers);
+	tcase_add_test(tc, recv_status);
 	tcase_add_test(tc, nth_and_count);
 	tcase_add_test(tc, rnr_tries);
 	tcase_add_test(tc, seeded_shares);
