@@ -14,7 +14,18 @@
 # background fails or still runs 30 s after the block, or when it leaves
 # a daemon or a network namespace behind: a reader runs the next block on
 # the same machine.  A failed block is shown with its output.
-# Usage: readme.sh BUILD README
+#
+# What a block writes below /usr/local (where "cmake --install" puts
+# things) and to apt's and dpkg's state (an "apt-get install" of what is
+# installed already) stays on its machine: those directories, and those
+# README_OVERLAY names (a list separated by spaces), are overlays whose
+# changes are thrown away with the block.  With no network in its
+# namespace, a block's "apt-get update" finds nothing new and "apt-get
+# install" succeeds only for what is installed.
+# README_OUT=DIR keeps each block's output as DIR/N.out (N from 1, the
+# blocks in order, those not run counted too).
+# Usage: readme.sh BUILD README [TOP]	(TOP, where the blocks run from,
+# is README's directory unless named)
 set -euo pipefail
 
 # The block's machine, inside the namespaces: readme.sh --inside BUILD TOP
@@ -22,6 +33,16 @@ set -euo pipefail
 if [ "${1:-}" = --inside ]; then
 	script=$(cat)
 	mount -t tmpfs -o mode=0755 readme-run /run
+	n=0
+	for dir in /usr/local /var/lib/apt /var/cache/apt /var/lib/dpkg \
+		${README_OVERLAY:-}; do
+		[ -d "$dir" ] || continue
+		n=$((n + 1))
+		o=/run/.readme-overlay/$n
+		mkdir -p "$o/up" "$o/work"
+		mount -t overlay "readme-overlay-$n" \
+			-o "lowerdir=$dir,upperdir=$o/up,workdir=$o/work" "$dir"
+	done
 	# The tree and the build may live under /tmp (a clone there): they
 	# stay where they are, by their own paths, which binaries remember.
 	mkdir /run/.readme-tmp
@@ -63,7 +84,7 @@ fi
 
 BUILD=$(cd "${1:?build directory}" && pwd)
 README=${2:?README.md}
-TOP=$(cd "$(dirname "$README")" && pwd)
+TOP=$(cd "${3:-$(dirname "$README")}" && pwd)
 LIMIT=${BLOCK_TIMEOUT:-300}
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -147,6 +168,7 @@ while [ -f "$tmp/$n.sh" ]; do
 	script "$n" | timeout -k 10 "$LIMIT" unshare --mount --net --pid \
 		--fork --mount-proc --kill-child "$0" --inside "$BUILD" "$TOP" \
 		>"$tmp/$n.out" 2>&1 || rc=$?
+	[ -z "${README_OUT:-}" ] || cp "$tmp/$n.out" "$README_OUT/$n.out"
 	if [ "$rc" -eq 0 ]; then
 		echo "ok: $where ($((SECONDS - start)) s)"
 	else
