@@ -23,8 +23,9 @@ static struct sefa_daemon fuzz_d = {
 
 /*
  * The devices as sefa_devices_init() makes them, per profile, made once:
- * a reset copies them back and clears the key tables in place, so an
- * input costs no fresh half-megabyte table, whose pages would all fault.
+ * a reset copies them back and clears the key tables in place, as large
+ * as they grew, so an input costs no fresh table, whose pages would all
+ * fault.
  */
 struct pristine {
 	const char *profile;
@@ -65,12 +66,14 @@ void fuzz_daemon_reset(struct sefa_daemon *d, const char *profile)
 	for (i = 0; i < d->ndev; i++) {
 		struct sefa_mr **mr = d->dev[i].mr;
 		uint8_t *gen = d->dev[i].mr_gen;
+		unsigned int slots = d->dev[i].mr_slots;
 
 		d->dev[i] = p[i];
 		d->dev[i].mr = mr;
 		d->dev[i].mr_gen = gen;
-		memset(mr, 0, SEFA_MAX_MR_IDX * sizeof(*mr));
-		memset(gen, 0, SEFA_MAX_MR_IDX);
+		d->dev[i].mr_slots = slots;
+		memset(mr, 0, slots * sizeof(*mr));
+		memset(gen, 0, slots);
 	}
 	d->profile = sefa_profile_find(profile);
 	d->abi = SEFA_ABI_IOCTL;
@@ -157,7 +160,7 @@ void fuzz_client_drain(struct fuzz_client *fc)
  */
 void fuzz_client_close(struct fuzz_client *fc)
 {
-	static struct sefa_mr *no_mrs[SEFA_MAX_MR_IDX];	/* zero */
+	static struct sefa_mr *no_mrs[SEFA_MR_SLOTS_MAX];	/* zero */
 	struct sefa_device *dev = fc->c.dev;
 	unsigned int i;
 
@@ -180,6 +183,6 @@ void fuzz_client_close(struct fuzz_client *fc)
 		if (dev->ah[i].users)
 			abort();
 	/* memcmp: the sanitizers' own, not a loop they trace */
-	if (memcmp(dev->mr, no_mrs, sizeof(no_mrs)))
+	if (memcmp(dev->mr, no_mrs, dev->mr_slots * sizeof(*dev->mr)))
 		abort();
 }

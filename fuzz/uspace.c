@@ -105,8 +105,9 @@ ssize_t __wrap_process_vm_writev(pid_t pid, const struct iovec *local,
 }
 
 /*
- * REG_MR's look at the client's mappings (/proc/PID/maps): the harnesses'
- * client space is mapped, readable and writable, and nothing else is.
+ * The look at the client's mappings (/proc/PID/maps) that REG_MR and a CQ
+ * on external memory take: the harnesses' client space is mapped, readable
+ * and writable, and nothing else is.
  */
 int __wrap_sefa_user_pages_ok(struct sefa_client *c, uint64_t addr,
 			      uint64_t len, bool write);

@@ -12,7 +12,12 @@
 #    and bench/, and
 #    efa.c and mad.c stand once in the whole tree (a debugger's or a
 #    profiler's "mad.c:120" then names one file);
-#  - no .c or .h file in softefa/, providers/ or include/ is over 700 lines.
+#  - no .c or .h file in softefa/, providers/ or include/ is over 700 lines;
+#  - no circle of calls or includes between the files of a folder of
+#    softefa/, providers/ or include/: a stage hands work on through a
+#    queue or a callback its owner registered.  The shim's folder counts
+#    the common code linked into it (softefa/CMakeLists.txt), whose calls
+#    of libc names the shim exports would go through its wrappers.
 # Only tracked files count, so build directories never do; outside a git
 # work tree (a source tarball) there is nothing to ask and it skips (77).
 set -u
@@ -93,6 +98,83 @@ for f in $(echo "$files" | grep -E '^(softefa|providers|include)/.*\.[ch]$'); do
 	n=$(wc -l <"$f")
 	[ "$n" -le "$max_lines" ] ||
 		offend "$f: $n lines, over $max_lines"
+done
+
+# Circles.  A file calls another when it names, followed by "(", a
+# function the other defines at the start of a line without "static" (an
+# EXPORT of the shim's too); it includes another of the folder by name.
+# Comments do not count, nor a call through a pointer in a struct;
+# headers only include.  tsort names the files of each circle it finds.
+circles() {
+	awk '
+	FNR == 1 {
+		base = FILENAME
+		sub(/.*\//, "", base)
+		name[base] = FILENAME
+		files[FILENAME] = 1
+		incmt = 0
+	}
+	{
+		line = $0
+		if (incmt) {
+			if (!sub(/.*\*\//, "", line))
+				next
+			incmt = 0
+		}
+		gsub(/\/\*([^*]|\*[^\/])*\*\//, "", line)
+		if (sub(/\/\*.*/, "", line))
+			incmt = 1
+		sub(/\/\/.*/, "", line)
+		if (line ~ /^[ \t]*#[ \t]*include[ \t]*"/) {
+			inc = line
+			sub(/^[^"]*"/, "", inc)
+			sub(/".*/, "", inc)
+			incs[FILENAME, inc] = 1
+			next
+		}
+		if (FILENAME !~ /\.c$/)
+			next
+		if (line ~ /^(EXPORT )?[a-z][a-z0-9_ ]*[ *][a-z_][a-z0-9_]*\(.*[^;]$/ &&
+		    line !~ /^static/) {
+			d = line
+			sub(/\(.*/, "", d)
+			sub(/.*[ *]/, "", d)
+			def[d] = def[d] " " FILENAME
+		}
+		while (match(line, /(->|\.)?[A-Za-z_][A-Za-z0-9_]*[ \t]*\(/)) {
+			c = substr(line, RSTART, RLENGTH)
+			line = substr(line, RSTART + RLENGTH)
+			if (c ~ /^(->|\.)/)
+				continue
+			sub(/[ \t]*\($/, "", c)
+			calls[FILENAME, c] = 1
+		}
+	}
+	END {
+		for (f in files)
+			print f, f
+		for (k in incs) {
+			split(k, p, SUBSEP)
+			if ((p[2] in name) && name[p[2]] != p[1])
+				print p[1], name[p[2]]
+		}
+		for (k in calls) {
+			split(k, p, SUBSEP)
+			n = (p[2] in def) ? split(def[p[2]], w, " ") : 0
+			for (i = 1; i <= n; i++)
+				if (w[i] != p[1])
+					print p[1], w[i]
+		}
+	}' "$@" | tsort 2>&1 >/dev/null | sed -n 's/^tsort: \([^-].*\)/\1/p' |
+		sort -u | paste -sd ' '
+}
+for dir in $(echo "$files" | grep -E '^(softefa|providers|include)/.*\.[ch]$' |
+	     sed 's,/[^/]*$,,' | sort -u); do
+	group=$(echo "$files" | grep -E "^$dir/[^/]*\.[ch]\$")
+	[ "$dir" = softefa/shim ] &&
+		group="$group softefa/common/rundir.c softefa/common/rundir.h"
+	out=$(circles $group)
+	[ -z "$out" ] || offend "$dir: a circle of calls or includes: $out"
 done
 
 exit $status

@@ -76,9 +76,10 @@ int sefa_host_connect(const char *dir, int flags)
 		     SEFA_SOCKET_NAME) >= (int)sizeof(sa.sun_path))
 		return -ENXIO;
 	/*
-	 * System calls themselves, here and for close: in the shim socket()
-	 * and close() are wrappers that first find the run directory, which
-	 * may be what calls us.
+	 * System calls themselves, here and for getsockopt() and close(): in
+	 * the shim those are wrappers, which first find the run directory or
+	 * tell netlink sockets apart, and the run directory may be what calls
+	 * us.
 	 */
 	fd = syscall(SYS_socket, AF_UNIX, SOCK_SEQPACKET | flags, 0);
 	if (fd < 0)
@@ -87,7 +88,8 @@ int sefa_host_connect(const char *dir, int flags)
 		err = ENXIO;
 		goto err_close;
 	}
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
+	if (syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_PEERCRED, &cred,
+		    &len)) {
 		err = errno;
 		goto err_close;
 	}

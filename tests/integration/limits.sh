@@ -3,7 +3,8 @@
 # device reports the lowered values (ibv_devinfo -v); the limits hold
 # across processes: one holds objects, the next finds the device full
 # (ENOMEM, as the efa driver answers the device's refusal), and room comes
-# back when the first lets go; queue depths are refused above the limit.
+# back when the first lets go; memory keys up to max_mr beyond 65536; queue
+# depths are refused above the limit.
 # Usage: limits.sh BUILD
 . "$(dirname "$0")/lib.sh" "$1"
 PORT=$(pick_port)
@@ -120,6 +121,20 @@ for k in ah qp cq mr pd; do
 			for (i = 3; i < NF; i += 2) if ($i == k) {
 				split($(i + 1), a, "/"); print a[2] } }')"
 done
+stop_host
+
+# Memory keys past 65536, up to a max_mr of 70000: one process holds
+# 40000, the next gets the other 30000 (each below --max-objects), then
+# ENOMEM
+start_host --profile efa --limit mr=70000
+t0=$SECONDS
+holder mr 40000 40000/70000
+out=$(sx -- "$PROG" mr 30001) && fail "MR 70001: $out"
+grep -q "^created 30000$" <<<"$out" || fail "MRs past 65536: $out"
+grep -q "errno 12" <<<"$out" || fail "MR 70001: $out"
+release
+wait_for 10 "the MRs freed" use_is mr 0/70000 || fail "mr $(limit_use mr)"
+echo "70000 MRs made and freed in $((SECONDS - t0)) s"
 stop_host
 
 # Depths: reported, and the server's 200 receives are above rq-depth

@@ -50,8 +50,16 @@ int sefa_devices_init(struct sefa_daemon *d, unsigned int ndev)
 	for (i = 0; i < ndev; i++) {
 		struct sefa_device *dev = &d->dev[i];
 
-		dev->mr = calloc(SEFA_MAX_MR_IDX, sizeof(*dev->mr));
-		dev->mr_gen = calloc(SEFA_MAX_MR_IDX, sizeof(*dev->mr_gen));
+		for (k = 0; k < SEFA_LIMIT_MAX; k++)
+			dev->limit[k] = sefa_limit_value(&d->limits,
+							 d->profile, k);
+		/* A profile offering more keys than a key can name. */
+		if (dev->limit[SEFA_LIMIT_MR] > SEFA_MR_SLOTS_MAX)
+			return -ERANGE;
+		dev->mr_slots = dev->limit[SEFA_LIMIT_MR] < SEFA_MR_SLOTS_FIRST ?
+				dev->limit[SEFA_LIMIT_MR] : SEFA_MR_SLOTS_FIRST;
+		dev->mr = calloc(dev->mr_slots, sizeof(*dev->mr));
+		dev->mr_gen = calloc(dev->mr_slots, sizeof(*dev->mr_gen));
 		if (!dev->mr || !dev->mr_gen)
 			return -ENOMEM;
 
@@ -59,9 +67,6 @@ int sefa_devices_init(struct sefa_daemon *d, unsigned int ndev)
 		dev->index = i;
 		dev->profile = d->profile;
 		dev->num_comp_vectors = nvec;
-		for (k = 0; k < SEFA_LIMIT_MAX; k++)
-			dev->limit[k] = sefa_limit_value(&d->limits,
-							 d->profile, k);
 		snprintf(dev->name, sizeof(dev->name), "efa_%u", i);
 		dev->node_guid = make_guid(d->netdev.mac, d->host_id, i);
 		/* A link-local GID: fe80::/64 and the GUID as interface id. */

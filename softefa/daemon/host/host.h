@@ -48,7 +48,20 @@ struct sefa_client;
 #define SEFA_MAX_QP_IDX		256	/* QPN low bits; = max_qp */
 #define SEFA_MAX_AH		1024
 #define SEFA_MAX_PD		256
-#define SEFA_MAX_MR_IDX		65536	/* lkey = index << 8 | generation */
+
+/*
+ * A memory key is 24 bits (EFA_IO_LKEY_MASK): a slot of the device's key
+ * table and the slot's generation, which moves on at each reuse so that a
+ * stale key finds nothing.  18 bits of slot hold the 262144 keys EFA
+ * reports as max_mr.  The table starts small and doubles as keys are
+ * taken, up to the device's max_mr: a device that holds few keys keeps
+ * few pages for them.
+ */
+#define SEFA_MR_GEN_BITS	6
+#define SEFA_MR_GEN_MASK	((1U << SEFA_MR_GEN_BITS) - 1)
+#define SEFA_MR_SLOTS_MAX	(1U << (24 - SEFA_MR_GEN_BITS))
+#define SEFA_MR_SLOTS_FIRST	1024
+#define SEFA_MR_SLOT(key)	((key) >> SEFA_MR_GEN_BITS)
 
 struct sefa_qp;
 struct sefa_mr;
@@ -184,8 +197,9 @@ struct sefa_device {
 	uint8_t qp_gen[SEFA_MAX_QP_IDX];
 	struct sefa_dev_ah ah[SEFA_MAX_AH];	/* by AH number */
 	uint8_t pdn_used[SEFA_MAX_PD];
-	struct sefa_mr **mr;		/* SEFA_MAX_MR_IDX entries */
-	uint8_t *mr_gen;
+	struct sefa_mr **mr;		/* the key table, mr_slots entries */
+	uint8_t *mr_gen;		/* each slot's generation */
+	unsigned int mr_slots;
 	unsigned int mr_hint;
 	struct sefa_cq *armable;	/* CQs the engine watches for arms */
 	struct sefa_counters cnt;

@@ -149,7 +149,8 @@ void nic_comp_retire(struct nic_send *s, int status)
 	}
 	qp->comp.rnr_due_ns = 0;
 	qp->comp.rnr_tries = 0;
-	qp->req.sq_ci++;
+	/* The requester moves the SQ past it on its next look. */
+	qp->comp.heads_done++;
 	/* The receiver expects the next PSN only after a packet took one. */
 	if (!s->no_packet)
 		nic_seq_next_psn(qp);

@@ -532,10 +532,26 @@ static unsigned int req_read_ahead(struct nic_engine *eng, struct sefa_qp *qp,
 	return n;
 }
 
+/*
+ * The heads the completer retired, the WQEs it counted done while they
+ * held the SQ (on an answer, or at once on this path): the SQ moves past
+ * them.
+ */
+static void req_pass_heads(struct sefa_qp *qp)
+{
+	uint16_t n = qp->comp.heads_done - qp->req.heads_passed;
+
+	qp->req.sq_ci += n;
+	qp->req.heads_passed += n;
+}
+
 unsigned int nic_req_sq(struct nic_engine *eng, struct sefa_qp *qp)
 {
 	uint16_t pc = sq_producer(qp);
-	unsigned int work = 0, ahead = req_read_ahead(eng, qp, pc);
+	unsigned int work = 0, ahead;
+
+	req_pass_heads(qp);
+	ahead = req_read_ahead(eng, qp, pc);
 
 	/* A doorbell beyond the ring is the provider's bug: do one lap. */
 	while (qp->req.sq_ci != pc && work < qp->sq_entries &&
@@ -558,6 +574,7 @@ unsigned int nic_req_sq(struct nic_engine *eng, struct sefa_qp *qp)
 		if (qp->type == IBV_QPT_RC && qp->state != IBV_QPS_ERR) {
 			if (!req_rc_head(eng, qp, &w))
 				break;
+			req_pass_heads(qp);
 			work++;
 			continue;
 		}

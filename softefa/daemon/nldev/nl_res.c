@@ -42,7 +42,7 @@ static uint32_t obj_id(const struct sefa_uobj *u)
 	case SEFA_OBJ_QP:
 		return container_of(u, struct sefa_qp, uobj)->qpn;
 	case SEFA_OBJ_MR:
-		return container_of(u, struct sefa_mr, uobj)->lkey >> 8;
+		return SEFA_MR_SLOT(container_of(u, struct sefa_mr, uobj)->lkey);
 	case SEFA_OBJ_PD:
 		return container_of(u, struct sefa_pd, uobj)->pdn;
 	default:
@@ -90,7 +90,7 @@ static int fill_mr(struct nl_msg *m, const struct sefa_mr *mr, bool admin)
 		      nl_put_u32(m, RDMA_NLDEV_ATTR_RES_LKEY, mr->lkey)))
 		return -EMSGSIZE;
 	if (nl_put_u64(m, RDMA_NLDEV_ATTR_RES_MRLEN, mr->length) ||
-	    nl_put_u32(m, RDMA_NLDEV_ATTR_RES_MRN, mr->lkey >> 8) ||
+	    nl_put_u32(m, RDMA_NLDEV_ATTR_RES_MRN, SEFA_MR_SLOT(mr->lkey)) ||
 	    nl_put_u32(m, RDMA_NLDEV_ATTR_RES_PDN, mr->pd->pdn))
 		return -EMSGSIZE;
 	return 0;

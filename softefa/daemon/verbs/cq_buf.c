@@ -143,8 +143,7 @@ static int cq_buf_get_va(struct sefa_client *c,
 			 const struct sefa_cq_buf_attrs *b, size_t ring_len,
 			 struct sefa_cq_ext *ext)
 {
-	uint64_t end, last;
-	uint8_t probe;
+	uint64_t end;
 	int ret;
 
 	if (__builtin_add_overflow(b->va, b->length, &end) ||
@@ -163,17 +162,13 @@ static int cq_buf_get_va(struct sefa_client *c,
 	if (ret)
 		return ret;
 	/*
-	 * The whole range is pinned, as ib_umem_get() pins it, for the
-	 * device's writes: that faults on memory the process does not have
-	 * or may not write.  Write back what is there, at both ends, as a
-	 * memory region's registration reads them.
+	 * The whole range is pinned for the device's writes, as ib_umem_get()
+	 * pins it with IB_ACCESS_LOCAL_WRITE: memory the process does not
+	 * have, or may not write, anywhere in it fails with -EFAULT.
 	 */
-	last = b->va + b->length - 1;
-	if (sefa_copy_from_user(c, &probe, b->va, 1) ||
-	    sefa_copy_to_user(c, b->va, &probe, 1) ||
-	    sefa_copy_from_user(c, &probe, last, 1) ||
-	    sefa_copy_to_user(c, last, &probe, 1))
-		return -EFAULT;
+	ret = sefa_user_pages_ok(c, b->va, b->length, true);
+	if (ret)
+		return ret;
 	ret = sefa_pin(c, b->va, b->length, &ext->mm, &ext->npages);
 	if (ret)
 		return ret;

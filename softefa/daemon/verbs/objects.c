@@ -199,39 +199,76 @@ static int access_refused(struct sefa_client *c, int err, uint32_t access)
 }
 
 /*
+ * The key table twice as large, up to the device's max_mr; the search for
+ * a free slot goes on from the first new one.
+ */
+static int mr_table_grow(struct sefa_device *dev)
+{
+	uint64_t n = (uint64_t)dev->mr_slots * 2;
+	struct sefa_mr **mr;
+	uint8_t *gen;
+
+	if (n > dev->limit[SEFA_LIMIT_MR])
+		n = dev->limit[SEFA_LIMIT_MR];
+	mr = realloc(dev->mr, n * sizeof(*mr));
+	if (!mr)
+		return -ENOMEM;
+	dev->mr = mr;
+	gen = realloc(dev->mr_gen, n);
+	if (!gen)
+		return -ENOMEM;
+	dev->mr_gen = gen;
+	memset(mr + dev->mr_slots, 0, (n - dev->mr_slots) * sizeof(*mr));
+	memset(gen + dev->mr_slots, 0, n - dev->mr_slots);
+	dev->mr_hint = dev->mr_slots;
+	dev->mr_slots = n;
+	return 0;
+}
+
+/*
  * Give @mr a handle and a key: a free slot of the device's key table, at
- * the slot's next generation.  A region and an indirect key alike.
+ * the slot's next generation.  A region and an indirect key alike.  Under
+ * max_mr a slot is free or the table can grow.
  */
 static int mr_add(struct sefa_client *c, struct sefa_pd *pd,
 		  struct sefa_mr *mr)
 {
 	struct sefa_device *dev = pd->dev;
-	unsigned int i, idx;
+	unsigned int i, idx = 0;
 	int ret;
 
-	for (i = 0; i < SEFA_MAX_MR_IDX; i++) {
-		idx = (dev->mr_hint + i) % SEFA_MAX_MR_IDX;
-		if (!dev->mr[idx])
-			break;
-	}
-	if (i == SEFA_MAX_MR_IDX)
-		return sefa_refuse(c, -ENOMEM, "the device's %u keys are taken",
-				   SEFA_MAX_MR_IDX);
 	ret = sefa_limit_take(c, SEFA_LIMIT_MR);
 	if (ret)
 		return ret;
-	ret = sefa_uobj_add(c, &mr->uobj, SEFA_OBJ_MR);
-	if (ret) {
-		sefa_limit_give(dev, SEFA_LIMIT_MR);
-		return ret;
+	for (i = 0; i < dev->mr_slots; i++) {
+		idx = (dev->mr_hint + i) % dev->mr_slots;
+		if (!dev->mr[idx])
+			break;
 	}
+	if (i == dev->mr_slots) {
+		ret = mr_table_grow(dev);
+		if (ret) {
+			sefa_refuse(c, ret, "no room for a key table of more than %u",
+				    dev->mr_slots);
+			goto err_give;
+		}
+		idx = dev->mr_hint;
+	}
+	ret = sefa_uobj_add(c, &mr->uobj, SEFA_OBJ_MR);
+	if (ret)
+		goto err_give;
 	mr->pd = pd;
 	/* A stale key never finds a new region: the generation moves on. */
-	mr->lkey = idx << 8 | ++dev->mr_gen[idx];
+	dev->mr_gen[idx] = (dev->mr_gen[idx] + 1) & SEFA_MR_GEN_MASK;
+	mr->lkey = idx << SEFA_MR_GEN_BITS | dev->mr_gen[idx];
 	dev->mr[idx] = mr;
 	dev->mr_hint = idx + 1;
 	pd->uobj.usecnt++;
 	return 0;
+
+err_give:
+	sefa_limit_give(dev, SEFA_LIMIT_MR);
+	return ret;
 }
 
 /* The rights that let the device write a region's pages. */
@@ -361,7 +398,7 @@ int sefa_mr_dereg(struct sefa_mr *mr)
 {
 	struct sefa_device *dev = mr->pd->dev;
 
-	dev->mr[mr->lkey >> 8] = NULL;
+	dev->mr[SEFA_MR_SLOT(mr->lkey)] = NULL;
 	sefa_limit_give(dev, SEFA_LIMIT_MR);
 	mr->pd->uobj.usecnt--;
 	/* An indirect key pins nothing: it names other regions. */
@@ -379,7 +416,9 @@ struct sefa_mr *sefa_mr_get(struct sefa_device *dev, uint32_t key)
 	struct sefa_mr *mr;
 
 	key &= EFA_IO_LKEY_MASK;
-	mr = dev->mr[key >> 8];
+	if (SEFA_MR_SLOT(key) >= dev->mr_slots)
+		return NULL;
+	mr = dev->mr[SEFA_MR_SLOT(key)];
 	if (!mr || mr->lkey != key)
 		return NULL;
 	return mr;

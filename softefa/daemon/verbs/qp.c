@@ -474,6 +474,8 @@ static void qp_reset(struct sefa_qp *qp)
 {
 	qp_drop_transport(qp);
 	qp->req.sq_ci = 0;
+	qp->req.heads_passed = 0;
+	qp->comp.heads_done = 0;
 	qp->resp.rq_ci = 0;
 	qp->comp.rnr_due_ns = 0;
 	qp->comp.rnr_tries = 0;

@@ -184,14 +184,15 @@ struct sefa_rc_rx {
  * responder and completer own qp->req, qp->resp and qp->comp: only the
  * stage named writes it (and verbs/, which sets it up on create and
  * modify; and seq.c, the one place a PSN advances); the others may read
- * it.  One exception: a WQE held at the head of the SQ (RC, or waiting
- * out an RNR) leaves it when it completes, so the completer moves sq_ci
- * past it.
+ * it.  A WQE held at the head of the SQ (RC) leaves it when it completes:
+ * the completer counts it done in its part, and the requester moves
+ * sq_ci past it when it next reads the queue.
  */
 
 /* The requester's: how far it has read the send queue. */
 struct sefa_qp_req {
 	uint16_t sq_ci;			/* next WQE the device reads */
+	uint16_t heads_passed;		/* of comp.heads_done, sq_ci is past */
 	uint32_t sq_db_seen;		/* the SQ doorbell at the last look */
 	uint32_t sq_psn;		/* next PSN, advanced by seq.c only */
 	unsigned int wqe_refused;	/* WQEs refused as malformed */
@@ -209,6 +210,7 @@ struct sefa_qp_comp {
 	uint64_t ack_ns;		/* SRD: the last answer from them */
 	uint64_t acked_sent_ns;		/* when the last sent of those went */
 	struct sefa_pending *rc_head;	/* RC: the head, out to another host */
+	uint16_t heads_done;		/* RC: heads retired, a running count */
 	uint64_t rnr_due_ns;		/* head of the SQ waits until then */
 	uint64_t rnr_wait_ns;		/* what the RC receiver asked for */
 	unsigned int rnr_tries;

@@ -38,6 +38,24 @@ static struct sefa_client fx_c[FX_NDEV];
 static struct sefa_device fx_pristine[FX_NDEV];
 static bool fx_have_pristine;
 
+/* The key tables as large as a test grew them, kept by the teardown. */
+static struct {
+	struct sefa_mr **mr;
+	uint8_t *gen;
+	unsigned int slots;
+} fx_pristine_mr[FX_NDEV];
+
+static void fx_keep_tables(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < FX_NDEV; i++) {
+		fx_pristine_mr[i].mr = fx_d.dev[i].mr;
+		fx_pristine_mr[i].gen = fx_d.dev[i].mr_gen;
+		fx_pristine_mr[i].slots = fx_d.dev[i].mr_slots;
+	}
+}
+
 static void fx_devices(void)
 {
 	unsigned int i;
@@ -45,15 +63,20 @@ static void fx_devices(void)
 	if (!fx_have_pristine) {
 		ck_assert_int_eq(sefa_devices_init(&fx_d, FX_NDEV), 0);
 		memcpy(fx_pristine, fx_d.dev, sizeof(fx_pristine));
+		fx_keep_tables();
 		fx_have_pristine = true;
 		return;
 	}
 	fx_d.ndev = FX_NDEV;
 	memcpy(fx_d.dev, fx_pristine, sizeof(fx_pristine));
 	for (i = 0; i < FX_NDEV; i++) {
-		memset(fx_d.dev[i].mr, 0,
-		       SEFA_MAX_MR_IDX * sizeof(*fx_d.dev[i].mr));
-		memset(fx_d.dev[i].mr_gen, 0, SEFA_MAX_MR_IDX);
+		struct sefa_device *dev = &fx_d.dev[i];
+
+		dev->mr = fx_pristine_mr[i].mr;
+		dev->mr_gen = fx_pristine_mr[i].gen;
+		dev->mr_slots = fx_pristine_mr[i].slots;
+		memset(dev->mr, 0, dev->mr_slots * sizeof(*dev->mr));
+		memset(dev->mr_gen, 0, dev->mr_slots);
 	}
 }
 
@@ -114,6 +137,7 @@ void fx_teardown(void)
 		sefa_ah_destroy(fx_objs.ah[--fx_objs.nah]);
 	while (fx_objs.nmr)
 		sefa_mr_dereg(fx_objs.mr[--fx_objs.nmr]);
+	fx_keep_tables();
 	while (fx_objs.ncq)
 		sefa_cq_destroy(fx_objs.cq[--fx_objs.ncq], &cq_resp);
 	while (fx_objs.npd)

@@ -108,6 +108,40 @@ START_TEST(limit)
 }
 END_TEST
 
+/*
+ * Keys up to the device's max_mr: the key table grows past its first
+ * slots, and no further than max_mr; each key finds its region, a key
+ * deregistered finds nothing, its slot's next key is another, and one
+ * region more than max_mr is refused with ENOMEM.
+ */
+START_TEST(keys_grow)
+{
+	unsigned int n = SEFA_MR_SLOTS_FIRST * 2 + 1, i;
+	struct sefa_pd *pd = fx_pd(0);
+	struct sefa_mr **mr = calloc(n, sizeof(*mr)), *more;
+	uint32_t key;
+
+	ck_assert_ptr_nonnull(mr);
+	pd->dev->limit[SEFA_LIMIT_MR] = n;
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(reg(pd, 0, 1, &mr[i]), 0);
+	ck_assert_uint_eq(pd->dev->mr_slots, n);
+	ck_assert_int_eq(reg(pd, 0, 1, &more), -ENOMEM);
+	for (i = 0; i < n; i++)
+		ck_assert_ptr_eq(sefa_mr_get(pd->dev, mr[i]->lkey), mr[i]);
+	key = mr[0]->lkey;
+	ck_assert_int_eq(sefa_mr_dereg(mr[0]), 0);
+	ck_assert_ptr_null(sefa_mr_get(pd->dev, key));
+	ck_assert_int_eq(reg(pd, 0, 1, &mr[0]), 0);
+	ck_assert_uint_eq(SEFA_MR_SLOT(mr[0]->lkey), SEFA_MR_SLOT(key));
+	ck_assert_uint_ne(mr[0]->lkey, key);
+	ck_assert_ptr_null(sefa_mr_get(pd->dev, key));
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(sefa_mr_dereg(mr[i]), 0);
+	free(mr);
+}
+END_TEST
+
 START_TEST(object_cap)
 {
 	struct sefa_pd *pd = fx_pd(0), *more;
@@ -259,6 +293,7 @@ static Suite *charge_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, pages_touched);
 	tcase_add_test(tc, limit);
+	tcase_add_test(tc, keys_grow);
 	tcase_add_test(tc, object_cap);
 	tcase_add_test(tc, queue_cap);
 	tcase_add_test(tc, file_keys);

@@ -212,6 +212,13 @@ START_TEST(refusals)
 	ck_assert_int_eq(mprotect(area, page, PROT_READ), 0);
 	refused(by_va(area, RING_PAGES * page), -EFAULT);
 	ck_assert_int_eq(mprotect(area, page, PROT_READ | PROT_WRITE), 0);
+	/* a page inside, its ends writable: every page is pinned */
+	ck_assert_int_eq(mprotect(area + page, page, PROT_READ), 0);
+	refused(by_va(area, (RING_PAGES + 1) * page), -EFAULT);
+	ck_assert_int_eq(mprotect(area + page, page, PROT_NONE), 0);
+	refused(by_va(area, (RING_PAGES + 1) * page), -EFAULT);
+	ck_assert_int_eq(mprotect(area + page, page, PROT_READ | PROT_WRITE),
+			 0);
 	ck_assert_int_eq(munmap(area + page, page), 0);
 	refused(by_va(area, RING_PAGES * page), -EFAULT);
 	/* teardown unmaps the whole area, hole and all */
