@@ -50,8 +50,8 @@ sefa inject clear "$id" >/dev/null
 id=$(sefa inject add rnr tries=100 nth=10 | awk '{ print $2 }')
 fi_run "$id"
 expect_eq "refusals of the 10th packet" "$(hits "$id")" 4
-errors=$(stat_field efa_0 errors)
-[ "$errors" -ge 1 ] || fail "no RNR error completion: $(sefa stats)"
+[ "$(stat_field efa_0 rnr_errors)" -ge 1 ] ||
+	fail "no RNR error completion: $(sefa stats)"
 expect_only_rnr_errors efa_0
 sefa inject clear "$id" >/dev/null
 
