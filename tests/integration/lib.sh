@@ -228,6 +228,31 @@ expect_only_rnr_errors() {
 		fail "$((errors - rnr)) error completions other than RNR: $(sefa stats)"
 }
 
+# rule_hits ID: how often fault rule ID fired (softefa inject list)
+rule_hits() {
+	sefa inject list | awk -v id="$1" '$1 == id { print $2 }'
+}
+
+# fi_checked RUNNER WHAT ARGS...: fi_pingpong ARGS -e rdm -c, 50 round
+# trips of 1 KiB with their data checked, through RUNNER (a function
+# called as lib.sh's pair without its providers: the caller's own, or the
+# upstream tests' up_pair) on PORT; both sides must print their 50 round
+# trips acknowledged and no error, else the test fails naming WHAT.
+fi_checked() {
+	local runner=$1 what=$2 side
+	shift 2
+
+	SERVER_ARGS="-B $PORT" CLIENT_ARGS="-P $PORT" PAIR_TIMEOUT=${PAIR_TIMEOUT:-120} \
+		"$runner" fi_pingpong "$@" -e rdm -c -I 50 -S 1024 ||
+		fail "fi_pingpong $*, $what"
+	for side in server client; do
+		grep -Eq '^1k +50 +=50 ' "$RUN/$side.out" ||
+			fail "$side, $what: $(cat "$RUN/$side.out")"
+		! grep -qi "error\\|fail" "$RUN/$side.out" ||
+			fail "$side, $what: $(cat "$RUN/$side.out")"
+	done
+}
+
 # The private libibverbs ABI (34, 64) our provider in BUILD was built for.
 # (awk reads to the end: objdump must not meet a closed pipe)
 provider_abi() {
