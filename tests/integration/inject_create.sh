@@ -88,4 +88,25 @@ rc=0; out=$(sefa start --inject "$RUN/rules" 2>&1) || rc=$?
 expect_eq "start with a bad rule" $rc 2
 grep -qF "$RUN/rules:2: bad value in 'tries=0'" <<<"$out" ||
 	fail "start with a bad rule said: $out"
-echo "ok: $n creates failed as the rules said, bad rules refused"
+
+# Events at start: a port's and a device's act on the host as it starts
+# (efa_0's port down, efa_1 dead: its commands fail with EIO, opening it
+# too); a QP's or CQ's would act on nothing, and is refused.
+printf 'event type=port-down dev=efa_0\nevent type=device-fatal dev=efa_1\n' \
+	>"$RUN/rules"
+start_host --devices 2 --inject "$RUN/rules"
+state=$(sx --provider ours -- ibv_devinfo -d efa_0 | devinfo_field state)
+expect_eq "efa_0's port after a port-down at start" "$state" "PORT_DOWN (1)"
+rc=0; out=$(sx --provider ours -- ibv_devinfo -d efa_1 2>&1) || rc=$?
+[ "$rc" -ne 0 ] || fail "efa_1 opened after a device-fatal at start: $out"
+grep -q "Failed to open device" <<<"$out" ||
+	fail "efa_1 after a device-fatal at start: $out"
+stop_host
+for ev in qp-fatal cq-error; do
+	printf 'event type=%s\n' "$ev" >"$RUN/rules"
+	rc=0; out=$(sefa start --inject "$RUN/rules" 2>&1) || rc=$?
+	expect_eq "start with event type=$ev" $rc 2
+	grep -qF "$RUN/rules:1: 'type=$ev' at start: no QP or CQ exists yet" \
+		<<<"$out" || fail "start with event type=$ev said: $out"
+done
+echo "ok: $n creates failed as the rules said, bad rules refused, events at start"

@@ -15,29 +15,17 @@ start_host --profile extended --devices 2
 # one host: libfabric must not take its shm provider
 export FI_EFA_ENABLE_SHM_TRANSFER=0
 
-hits() {
-	sefa inject list | awk -v id="$1" '$1 == id { print $2 }'
-}
-
-# fi_run ID: fi_pingpong -c over rule ID, both sides done, data checked
-fi_run() {
-	SERVER_ARGS="-B $PORT" CLIENT_ARGS="-P $PORT" PAIR_TIMEOUT=120 \
-		pair ours ours fi_pingpong -p efa -e rdm -c -I 50 -S 1024 ||
-		fail "fi_pingpong under rule $1"
-	for side in server client; do
-		grep -Eq '^1k +50 +=50 ' "$RUN/$side.out" ||
-			fail "$side under rule $1: $(cat "$RUN/$side.out")"
-		! grep -qi "error\\|fail" "$RUN/$side.out" ||
-			fail "$side under rule $1: $(cat "$RUN/$side.out")"
-	done
+# fi_checked's runner: both sides through our provider
+pair_ours() {
+	pair ours ours "$@"
 }
 
 # A third of the packets refused twice each: within rnr_retry 3, so the
 # device sends them again; an error completion only where libfabric's own
 # late receives added refusals of their own, and then an RNR one.
 id=$(sefa inject add rnr tries=2 share=30 seed=5 | awk '{ print $2 }')
-fi_run "$id"
-h=$(hits "$id")
+fi_checked pair_ours "rule $id" -p efa
+h=$(rule_hits "$id")
 [ "$h" -gt 0 ] || fail "rule $id never fired"
 [ $((h % 2)) -eq 0 ] || fail "rule $id: $h refusals, not 2 per packet"
 expect_only_rnr_errors efa_0
@@ -48,10 +36,10 @@ sefa inject clear "$id" >/dev/null
 # The 10th packet refused past rnr_retry: 1 + 3 retries, then the RNR
 # error completion, and libfabric's own resend is another packet.
 id=$(sefa inject add rnr tries=100 nth=10 | awk '{ print $2 }')
-fi_run "$id"
-expect_eq "refusals of the 10th packet" "$(hits "$id")" 4
-errors=$(stat_field efa_0 errors)
-[ "$errors" -ge 1 ] || fail "no RNR error completion: $(sefa stats)"
+fi_checked pair_ours "rule $id" -p efa
+expect_eq "refusals of the 10th packet" "$(rule_hits "$id")" 4
+[ "$(stat_field efa_0 rnr_errors)" -ge 1 ] ||
+	fail "no RNR error completion: $(sefa stats)"
 expect_only_rnr_errors efa_0
 sefa inject clear "$id" >/dev/null
 

@@ -93,8 +93,24 @@ static void count_hit(struct sefa_faults *f, struct fault_rule *r, int dev)
 		r->spent = true;
 }
 
-/* Add a rule; one from a control request is logged with its seed. */
-static int add(struct sefa_faults *f, const char *text, bool log,
+/*
+ * A QP's or CQ's event in the start file would act on nothing: no client
+ * has made a QP or CQ yet, and the event fires only when its rule is
+ * added.  Refused, so that a start file never holds a rule that looks
+ * armed and never fires; a device's and a port's events act at start.
+ */
+static bool needs_objects(const struct fault_rule *r)
+{
+	return r->action == SEFA_FAULT_EVENT &&
+	       (r->hit.event == SEFA_FAULT_EV_QP_FATAL ||
+		r->hit.event == SEFA_FAULT_EV_CQ_ERROR);
+}
+
+/*
+ * Add a rule: one from a control request is logged with its seed, one of
+ * the start file (@at_start) is not.
+ */
+static int add(struct sefa_faults *f, const char *text, bool at_start,
 	       unsigned int *id, char *why, size_t why_len)
 {
 	struct fault_rule *r = malloc(sizeof(*r)), **pp;
@@ -106,6 +122,14 @@ static int add(struct sefa_faults *f, const char *text, bool log,
 	ret = fault_rule_parse(r, text, f->ndev, why, why_len);
 	if (ret)
 		goto err_free;
+	if (at_start && needs_objects(r)) {
+		snprintf(why, why_len,
+			 "'%s' at start: no QP or CQ exists yet; add it with softefa inject add once the client made them",
+			 r->hit.event == SEFA_FAULT_EV_QP_FATAL ?
+			 "type=qp-fatal" : "type=cq-error");
+		ret = -EINVAL;
+		goto err_free;
+	}
 
 	pthread_mutex_lock(&f->lock);
 	if (f->nrules >= FAULT_MAX_RULES) {
@@ -130,7 +154,7 @@ static int add(struct sefa_faults *f, const char *text, bool log,
 	hit.qpn = r->qpn;
 	if (fires_when_added(r->action) && f->on_add)
 		count_hit(f, r, r->dev);
-	if (log)
+	if (!at_start)
 		fprintf(stderr,
 			"softefad: fault rule %u: %s (seed %" PRIu64 ")\n",
 			r->id, r->text, r->seed);
@@ -147,7 +171,7 @@ err_free:
 int sefa_fault_add(struct sefa_faults *f, const char *text, unsigned int *id,
 		   char *why, size_t why_len)
 {
-	return add(f, text, true, id, why, why_len);
+	return add(f, text, false, id, why, why_len);
 }
 
 int sefa_fault_add_file(struct sefa_faults *f, const char *path, char *why,
@@ -170,7 +194,7 @@ int sefa_fault_add_file(struct sefa_faults *f, const char *path, char *why,
 			*hash = '\0';
 		if (!line[strspn(line, " \t\r\n")])
 			continue;
-		ret = add(f, line, false, &id, reason, sizeof(reason));
+		ret = add(f, line, true, &id, reason, sizeof(reason));
 		if (ret) {
 			snprintf(why, why_len, "%s:%u: %s", path, lineno,
 				 reason);

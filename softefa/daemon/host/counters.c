@@ -51,6 +51,7 @@ const struct sefa_counter_name sefa_port_counter_names[] = {
 	{ NULL, "impaired_remote_conn_events", SEFA_NO_COUNTER, true },
 	{ "rnr_retries", NULL, CNT(rnr_retries), false },
 	{ "errors", NULL, CNT(errors), false },
+	{ "rnr_errors", NULL, CNT(rnr_errors), false },
 	{ "dup_drops", NULL, CNT(dup_drops), false },
 };
 #undef CNT

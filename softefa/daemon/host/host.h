@@ -89,6 +89,7 @@ struct sefa_counters {
 	uint64_t rx_drops;	/* UD: no buffer, bad Q_Key, no such QP */
 	uint64_t rnr_retries;	/* SRD receiver-not-ready, retried */
 	uint64_t errors;	/* error completions */
+	uint64_t rnr_errors;	/* of them, sends out of RNR retries */
 	uint64_t rdma_reads;	/* RDMA reads requested, completed */
 	uint64_t rdma_writes;	/* RDMA writes requested, completed */
 	uint64_t rdma_read_bytes;	/* their bytes */

@@ -26,6 +26,13 @@ static void complete_send(struct sefa_qp *qp,
 		return;
 	if (status != EFA_IO_COMP_STATUS_OK)
 		NIC_COUNT(qp, errors, 1);
+	/*
+	 * Told apart, as a client that sets a small rnr_retry (libfabric's
+	 * RNR tests: 0) gets one for each refusal and handles it, while
+	 * any other error is a failure.
+	 */
+	if (status == EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR)
+		NIC_COUNT(qp, rnr_errors, 1);
 	e.base.common.req_id = w->meta.req_id;
 	e.base.common.status = status;
 	e.base.common.flags = EFA_IO_SEND_QUEUE << EFA_IO_CDESC_COMMON_Q_TYPE_SHIFT |

@@ -239,6 +239,12 @@ START_TEST(srd_rnr_exhausted)
 	send_cqe(1, EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR);
 	ck_assert_ptr_null(qp->comp.pending);
 	ck_assert_uint_eq(qp->cnt.rnr_retries, 3);
+	/* each RNR error completion counted apart from other errors */
+	ck_assert_uint_eq(qp->cnt.rnr_errors, 2);
+	ck_assert_uint_eq(qp->cnt.errors, 2);
+	answer(EFA_IO_COMP_STATUS_REMOTE_ERROR_BAD_ADDRESS, 0);
+	ck_assert_uint_eq(qp->cnt.errors, 3);
+	ck_assert_uint_eq(qp->cnt.rnr_errors, 2);
 }
 END_TEST
 
