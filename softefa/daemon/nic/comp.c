@@ -33,6 +33,8 @@ static void complete_send(struct sefa_qp *qp,
 	 */
 	if (status == EFA_IO_COMP_STATUS_REMOTE_ERROR_RNR)
 		NIC_COUNT(qp, rnr_errors, 1);
+	else if (status != EFA_IO_COMP_STATUS_OK)
+		nic_log_failed(qp, &qp->comp.failed, "send", status);
 	e.base.common.req_id = w->meta.req_id;
 	e.base.common.status = status;
 	e.base.common.flags = EFA_IO_SEND_QUEUE << EFA_IO_CDESC_COMMON_Q_TYPE_SHIFT |

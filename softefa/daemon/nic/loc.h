@@ -34,6 +34,8 @@
 #ifndef SEFA_SOFTEFA_DAEMON_NIC_LOC_H
 #define SEFA_SOFTEFA_DAEMON_NIC_LOC_H
 
+#include <stdio.h>
+
 #include "efa/efa_ext_abi.h"
 #include "nic/nic.h"
 
@@ -48,6 +50,22 @@
 		(qp)->cnt.field += (n);			\
 		(qp)->dev->cnt.field += (n);		\
 	} while (0)
+
+/*
+ * A failed completion says why in the log, for the first of each kind of
+ * queue of a QP, or each with --verbose (softefad(8), LOG): a client that
+ * only reports "an error" leaves a trace of which and where.
+ */
+static inline void nic_log_failed(const struct sefa_qp *qp,
+				  unsigned int *failed, const char *queue,
+				  int status)
+{
+	const struct sefa_client *c = qp->uobj.c;
+
+	if (!(*failed)++ || c->d->verbose)
+		fprintf(stderr, "softefad: pid %d: QP %u: a %s completed with status %d\n",
+			(int)c->pid, qp->qpn, queue, status);
+}
 
 /* A piece of process memory the engine reads or writes. */
 struct dma_seg {

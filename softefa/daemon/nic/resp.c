@@ -91,8 +91,10 @@ static void complete_recv(struct sefa_qp *tqp, const struct efa_io_rx_desc *d,
 {
 	struct efa_io_rx_cdesc_ex e = {};
 
-	if (status != EFA_IO_COMP_STATUS_OK)
+	if (status != EFA_IO_COMP_STATUS_OK) {
 		NIC_COUNT(tqp, errors, 1);
+		nic_log_failed(tqp, &tqp->resp.failed, "receive", status);
+	}
 	e.base.common.req_id = d ? d->req_id : 0;
 	e.base.common.status = status;
 	e.base.common.flags = EFA_IO_RECV_QUEUE << EFA_IO_CDESC_COMMON_Q_TYPE_SHIFT;

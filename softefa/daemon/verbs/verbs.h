@@ -214,6 +214,7 @@ struct sefa_qp_comp {
 	uint64_t rnr_due_ns;		/* head of the SQ waits until then */
 	uint64_t rnr_wait_ns;		/* what the RC receiver asked for */
 	unsigned int rnr_tries;
+	unsigned int failed;		/* send completions not OK, nor RNR */
 };
 
 /* The responder's: the receive queue and what has arrived. */
@@ -223,6 +224,7 @@ struct sefa_qp_resp {
 	struct sefa_peer_tab *seen;	/* UD, SRD: what peers had delivered */
 	struct sefa_rc_rx *rc_rx;	/* RC: a message of several packets */
 	unsigned int dma_faults;	/* requests whose memory failed */
+	unsigned int failed;		/* receive completions not OK */
 };
 
 struct sefa_qp {
