@@ -142,6 +142,21 @@ struct sefa_pkt {
 	const void *data;		/* or, when set, the payload itself */
 };
 
+/*
+ * What the host's path faults judge a packet by; the caller says which
+ * way it goes (src, dst, remote_gid).
+ */
+static inline struct sefa_path_pkt nic_path_pkt(const struct sefa_pkt *pkt)
+{
+	return (struct sefa_path_pkt){
+		.sqpn = pkt->sqpn,
+		.dqpn = pkt->dqpn,
+		.op = pkt->op,
+		.imm = pkt->flags & SEFA_PKT_IMM,
+		.answer = pkt->op == SEFA_PKT_ACK,
+	};
+}
+
 /* Where a WQE stands once the requester let go of it. */
 enum nic_send_state {
 	NIC_SEND_OUT,			/* on the wire, unanswered */

@@ -208,18 +208,12 @@ static bool net_holed(struct sefa_daemon *d, const struct sefa_device *dev,
 		      const uint8_t *remote, const struct sefa_pkt *pkt,
 		      bool out)
 {
-	struct sefa_path_pkt p = {
-		.src = out ? dev : NULL,
-		.dst = out ? NULL : dev,
-		.remote_gid = remote,
-		.sqpn = pkt->sqpn,
-		.dqpn = pkt->dqpn,
-		.op = pkt->op,
-		.imm = pkt->flags & SEFA_PKT_IMM,
-		.answer = pkt->op == SEFA_PKT_ACK,
-	};
+	struct sefa_path_pkt p = nic_path_pkt(pkt);
 	struct sefa_path_verdict v = {};
 
+	p.src = out ? dev : NULL;
+	p.dst = out ? NULL : dev;
+	p.remote_gid = remote;
 	return d->path_fault && d->path_fault(d, &p, &v) && v.drop;
 }
 

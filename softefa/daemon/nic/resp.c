@@ -124,6 +124,17 @@ static void complete_recv(struct sefa_qp *tqp, const struct efa_io_rx_desc *d,
 	sefa_cq_write(tqp->recv_cq, tqp->recv_sub_cq, &e, sizeof(e));
 }
 
+/* What a fault rule of @kind matches a packet arriving at @tqp by. */
+static void recv_fault_ctx(struct sefa_fault_ctx *what, unsigned int kind,
+			   const struct sefa_qp *tqp, const struct sefa_pkt *pkt)
+{
+	sefa_fault_ctx_init(what, SEFA_FAULT_BIT(kind));
+	what->dev = (int)tqp->dev->index;
+	what->qpn = tqp->qpn;
+	what->peer_qpn = pkt->sqpn;
+	what->peer_gid = pkt->sgid;
+}
+
 /*
  * An rnr fault rule makes the receiver answer as if no receive were
  * posted, before it takes one.  A packet is the same on every retry: its
@@ -134,11 +145,7 @@ static bool rnr_fault(const struct sefa_qp *tqp, const struct sefa_pkt *pkt)
 	struct sefa_fault_ctx what;
 	struct sefa_fault_hit hit;
 
-	sefa_fault_ctx_init(&what, SEFA_FAULT_BIT(SEFA_FAULT_RNR));
-	what.dev = (int)tqp->dev->index;
-	what.qpn = tqp->qpn;
-	what.peer_qpn = pkt->sqpn;
-	what.peer_gid = pkt->sgid;
+	recv_fault_ctx(&what, SEFA_FAULT_RNR, tqp, pkt);
 	what.op = pkt->op == SEFA_PKT_SEND ? SEFA_FAULT_OP_SEND :
 		  SEFA_FAULT_OP_WRITE_IMM;
 	what.pkt = (uint64_t)pkt->sqpn << 32 | pkt->psn | 1ULL << 63;
@@ -155,11 +162,7 @@ static int recv_fault(const struct sefa_qp *tqp, const struct sefa_pkt *pkt)
 	struct sefa_fault_ctx what;
 	struct sefa_fault_hit hit;
 
-	sefa_fault_ctx_init(&what, SEFA_FAULT_BIT(SEFA_FAULT_STATUS));
-	what.dev = (int)tqp->dev->index;
-	what.qpn = tqp->qpn;
-	what.peer_qpn = pkt->sqpn;
-	what.peer_gid = pkt->sgid;
+	recv_fault_ctx(&what, SEFA_FAULT_STATUS, tqp, pkt);
 	what.op = SEFA_FAULT_OP_RECV;
 	if (!sefa_fault_match(tqp->uobj.c->d->faults, &what, &hit))
 		return EFA_IO_COMP_STATUS_OK;

@@ -147,18 +147,13 @@ static bool wire_local_faulty(struct nic_engine *eng, struct sefa_device *dev,
 			      const struct sefa_pkt *pkt)
 {
 	struct sefa_daemon *d = eng->d;
-	struct sefa_path_pkt p = {
-		.src = nic_device_by_gid(d, pkt->sgid),
-		.dst = dev,
-		.sqpn = pkt->sqpn,
-		.dqpn = pkt->dqpn,
-		.op = pkt->op,
-		.imm = pkt->flags & SEFA_PKT_IMM,
-		.answer = pkt->op == SEFA_PKT_ACK,
-	};
+	struct sefa_path_pkt p = nic_path_pkt(pkt);
 	struct sefa_path_verdict v = {};
 	uint64_t due = 0;
 	int ret;
+
+	p.src = nic_device_by_gid(d, pkt->sgid);
+	p.dst = dev;
 
 	if (!dev->engine || !dev->engine->inbox)
 		return false;
